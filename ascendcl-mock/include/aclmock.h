@@ -1,0 +1,97 @@
+/*
+ * aclmock.h: control API of the ascendcl behavioural mock.
+ *
+ * The mock is a libascendcl.so that implements the runtime subset declared in
+ * ascendcl-sys/include/acl/ with the behaviour of CANN 8.5.0 (asynchronous
+ * streams, a finite per-device HBM arena, VMM rules, per-thread contexts and
+ * error messages). These extra functions are not part of AscendCL: tests use
+ * them to configure the model, read the journal, count live resources and
+ * misuse, and inject faults. Every one is thread-safe.
+ */
+#ifndef ASCENDCL_MOCK_ACLMOCK_H
+#define ASCENDCL_MOCK_ACLMOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kinds of resources the mock counts while they are alive. */
+typedef enum aclmockResource {
+    ACLMOCK_RES_DEVICE_BUFFER = 0,   /* aclrtMalloc* allocations            */
+    ACLMOCK_RES_HOST_BUFFER = 1,     /* aclrtMallocHost allocations         */
+    ACLMOCK_RES_STREAM = 2,          /* streams created by the user         */
+    ACLMOCK_RES_EVENT = 3,           /* events                              */
+    ACLMOCK_RES_CONTEXT = 4,         /* contexts created by aclrtCreateContext */
+    ACLMOCK_RES_RESERVATION = 5,     /* aclrtReserveMemAddress ranges       */
+    ACLMOCK_RES_PHYSICAL = 6,        /* aclrtMallocPhysical handles (until really freed) */
+    ACLMOCK_RES_MAPPING = 7,         /* aclrtMapMem mappings                */
+    ACLMOCK_RES_DEVICE_REF = 8,      /* sum of aclrtSetDevice reference counts */
+    ACLMOCK_RES_COUNT = 9
+} aclmockResource;
+
+/* Kinds of misuse the mock detects. Misuse never passes silently: it is
+ * counted, logged, and the call returns an error where the API has one. */
+typedef enum aclmockMisuse {
+    ACLMOCK_MISUSE_DOUBLE_FREE = 0,        /* a pointer or handle freed twice           */
+    ACLMOCK_MISUSE_UNKNOWN_POINTER = 1,    /* a pointer that no allocation owns         */
+    ACLMOCK_MISUSE_DESTROYED_HANDLE = 2,   /* a stream/event/context used after destroy */
+    ACLMOCK_MISUSE_OUT_OF_BOUNDS = 3,      /* a copy/memset past an allocation's end    */
+    ACLMOCK_MISUSE_UNMAP_UNMAPPED = 4,     /* aclrtUnmapMem of an address not mapped    */
+    ACLMOCK_MISUSE_RELEASE_MAPPED = 5,     /* releasing a range that still has mappings */
+    ACLMOCK_MISUSE_USE_AFTER_FREE = 6,     /* queued work touching memory freed before it ran */
+    ACLMOCK_MISUSE_WRONG_CONTEXT = 7,      /* destroying a stream from another context  */
+    ACLMOCK_MISUSE_HOST_DEREF = 8,         /* host code dereferenced a device address   */
+    ACLMOCK_MISUSE_COUNT = 9
+} aclmockMisuse;
+
+/* Back to the pristine state: joins stream workers, frees every resource,
+ * clears journal, counters, faults and messages, and re-reads the
+ * ASCENDCL_MOCK_* environment variables. Not to be called while another
+ * thread is inside an ACL call. */
+void aclmockReset(void);
+
+/* Device model. Changes apply to devices that have not been touched since the
+ * last reset (call them right after aclmockReset). 0 on success, 100000 for a
+ * bad value. */
+int32_t aclmockSetDeviceCount(uint32_t count);
+int32_t aclmockSetHbmBytes(uint64_t bytesPerDevice);
+int32_t aclmockSetSocName(const char *name);
+/* Every task a stream worker executes first sleeps this long. */
+void aclmockSetStreamDelayUs(uint64_t micros);
+
+/* Live resource counts. */
+uint64_t aclmockLiveCount(aclmockResource kind);
+/* Misuse counts; ACLMOCK_MISUSE_COUNT as kind returns the total. */
+uint64_t aclmockMisuseCount(aclmockMisuse kind);
+/* Copies the misuse log (one line per event) into buf, NUL-terminated,
+ * truncated to cap; returns the full length. */
+size_t aclmockMisuseLog(char *buf, size_t cap);
+
+/* Journal: every ACL call, one JSON object per line (see the crate docs).
+ * aclmockJournalLen counts entries currently held; aclmockJournalRead copies
+ * the entries with sequence number >= fromSeq into buf as JSON lines,
+ * NUL-terminated, truncated to cap (whole lines only); returns the full
+ * length needed. */
+uint64_t aclmockJournalLen(void);
+size_t aclmockJournalRead(uint64_t fromSeq, char *buf, size_t cap);
+void aclmockJournalClear(void);
+/* Number of calls of the named function since the last reset. */
+uint64_t aclmockCallCount(const char *function);
+
+/* Fault injection: the nth call (1-based, counted from now) of `function`
+ * fails with `code` and `message` (may be NULL); nth == 0 makes every call
+ * fail until cleared. Returns 0, or 100000 for an unknown function name. */
+int32_t aclmockInjectFault(const char *function, uint64_t nth, int32_t code, const char *message);
+void aclmockClearFaults(void);
+
+/* Bytes of host memory currently backing device memory (sparse backing). */
+uint64_t aclmockBackedBytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASCENDCL_MOCK_ACLMOCK_H */

@@ -1,0 +1,122 @@
+//! The behavioural mock of `libascendcl`, and its control API.
+//!
+//! `csrc/` holds a C implementation of the AscendCL runtime subset declared by
+//! `ascendcl-sys` (see that crate's `include/acl/`). The build script compiles it
+//! into a shared library named `libascendcl.so`; [`LIBRARY_PATH`] is where it is.
+//! It behaves like CANN 8.5.0 where our tests can observe it: asynchronous
+//! streams run by worker threads, a finite HBM arena per device, the VMM rules,
+//! per-thread contexts, error codes and messages. On top it records every call
+//! in a journal, counts live resources and misuse, and injects faults.
+//!
+//! Only our tests, examples and benches choose the mock (with [`library`] or
+//! [`select`]); nothing selects it behind a user's back.
+//!
+//! ```
+//! let mock = ascendcl_mock::select().expect("the mock library is built");
+//! let lib = ascendcl_sys::selected_library().unwrap();
+//! let mut count = 0u32;
+//! // SAFETY: `count` is a valid out-pointer.
+//! let code = unsafe { lib.aclrtGetDeviceCount(&mut count) }.unwrap();
+//! assert_eq!(code, ascendcl_sys::ACL_SUCCESS);
+//! assert!(count >= 1);
+//! assert!(mock.call_count("aclrtGetDeviceCount") >= 1);
+//! ```
+
+mod control;
+mod journal;
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+pub use control::{Fault, LiveCounts, Misuse, Mock, Resource};
+pub use journal::JournalEntry;
+
+/// Path of the mock `libascendcl.so` built by this crate.
+pub const LIBRARY_PATH: &str = env!("ASCENDCL_MOCK_LIBRARY_PATH");
+
+/// Environment variables the mock reads at load and at every reset.
+pub const ENV_VARS: &[(&str, &str)] = &[
+    (
+        "ASCENDCL_MOCK_DEVICE_COUNT",
+        "number of devices (default 8)",
+    ),
+    (
+        "ASCENDCL_MOCK_HBM_BYTES",
+        "usable HBM per device in bytes, or with a KiB/MiB/GiB suffix (default 62423 MiB ≈ 60.96 GiB, a 64 GB card)",
+    ),
+    ("ASCENDCL_MOCK_SOC_NAME", "SoC name (default Ascend910B1)"),
+    (
+        "ASCENDCL_MOCK_STREAM_DELAY_US",
+        "delay before each stream task, in µs (default 0)",
+    ),
+    (
+        "ASCENDCL_MOCK_FAULTS",
+        "faults to inject: `fn@nth=code[:message]` separated by `;`, nth `*` for every call",
+    ),
+    (
+        "ASCENDCL_MOCK_TRACE",
+        "file to append every journal entry to, as JSON lines",
+    ),
+    (
+        "ASCENDCL_MOCK_JOURNAL_CAPACITY",
+        "entries kept in memory (default 65536; oldest dropped)",
+    ),
+];
+
+/// Makes the mock the library of this process and returns its control API.
+///
+/// Fails if another AscendCL library is already in use by this process.
+pub fn select() -> Result<&'static Mock, ascendcl_sys::LoadError> {
+    ascendcl_sys::select_library(LIBRARY_PATH)?;
+    Ok(Mock::get())
+}
+
+/// The mock as an [`ascendcl_sys::Library`], selected for this process.
+pub fn library() -> Result<&'static ascendcl_sys::Library, ascendcl_sys::LoadError> {
+    ascendcl_sys::select_library(LIBRARY_PATH)
+}
+
+/// Exclusive use of the mock by one test.
+///
+/// The mock's state is process-wide and Rust tests run in parallel threads, so
+/// a test that asserts on counters, the journal or faults takes this guard
+/// first. Taking it selects the mock and resets it to the pristine state.
+#[derive(Debug)]
+pub struct Session {
+    _guard: MutexGuard<'static, ()>,
+    mock: &'static Mock,
+}
+
+impl Session {
+    /// The control API.
+    pub fn mock(&self) -> &'static Mock {
+        self.mock
+    }
+
+    /// The mock as the raw library.
+    pub fn library(&self) -> &'static ascendcl_sys::Library {
+        ascendcl_sys::selected_library().expect("the mock was selected when the session began")
+    }
+}
+
+impl std::ops::Deref for Session {
+    type Target = Mock;
+    fn deref(&self) -> &Mock {
+        self.mock
+    }
+}
+
+/// Takes the process-wide test lock, selects the mock and resets it.
+///
+/// # Panics
+/// If another library is already selected for this process (a test setup
+/// error, reported loudly on purpose).
+pub fn session() -> Session {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    let mock = select().unwrap_or_else(|e| panic!("cannot use the mock: {e}"));
+    mock.reset();
+    Session {
+        _guard: guard,
+        mock,
+    }
+}

@@ -1,0 +1,346 @@
+/*
+ * ascendcl-sys: the runtime subset of AscendCL that the ascendcl crates use.
+ *
+ * Our own declarations, written for this project. Every name, parameter type,
+ * enum value and struct layout below is the one CANN 8.5.0 uses, so code built
+ * against this header runs against a real libascendcl / libacl_rt. Groups:
+ * init and errors, devices, contexts, streams, events, memory, virtual memory
+ * (VMM) and host callbacks. Enums are C enums of `int` size; several of them are
+ * extended between CANN versions, so callers must accept values not listed here.
+ */
+#ifndef ASCENDCL_SYS_ACL_RT_H
+#define ASCENDCL_SYS_ACL_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ versions */
+
+/* Interface version of the declared API (not the CANN release number). */
+#define ACL_MAJOR_VERSION 1
+#define ACL_MINOR_VERSION 16
+#define ACL_PATCH_VERSION 0
+
+#define ACL_PKG_VERSION_MAX_SIZE       128
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+typedef enum aclCANNPackageName {
+    ACL_PKG_NAME_CANN,
+    ACL_PKG_NAME_RUNTIME,
+    ACL_PKG_NAME_COMPILER,
+    ACL_PKG_NAME_HCCL,
+    ACL_PKG_NAME_TOOLKIT,
+    ACL_PKG_NAME_OPP,
+    ACL_PKG_NAME_OPP_KERNEL,
+    ACL_PKG_NAME_DRIVER
+} aclCANNPackageName;
+
+/* Version strings of one installed CANN package, NUL-terminated. */
+typedef struct aclCANNPackageVersion {
+    char version[ACL_PKG_VERSION_MAX_SIZE];
+    char majorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char minorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char releaseVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char patchVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char reserved[ACL_PKG_VERSION_MAX_SIZE];
+} aclCANNPackageVersion;
+
+/* Where the calling process runs: on the card's control CPU or on a host. */
+typedef enum aclrtRunMode {
+    ACL_DEVICE,
+    ACL_HOST,
+} aclrtRunMode;
+
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
+/* --------------------------------------------------------- streams and events */
+
+/* Flags of aclrtCreateEventWithFlag / aclrtCreateEventExWithFlag. */
+#define ACL_EVENT_SYNC                    0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE               0x00000008U
+#define ACL_EVENT_DEVICE_USE_ONLY         0x00000010U
+#define ACL_EVENT_EXTERNAL                0x00000020U
+#define ACL_EVENT_IPC                     0x00000040U
+
+/* Flags of aclrtCreateStreamWithConfig, OR-ed together. */
+#define ACL_STREAM_FAST_LAUNCH     0x00000001U
+#define ACL_STREAM_FAST_SYNC       0x00000002U
+#define ACL_STREAM_PERSISTENT      0x00000004U
+#define ACL_STREAM_HUGE            0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE    0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
+
+/* Deprecated status of aclrtQueryEvent: note COMPLETE is 0 here ... */
+typedef enum aclrtEventStatus {
+    ACL_EVENT_STATUS_COMPLETE = 0,
+    ACL_EVENT_STATUS_NOT_READY = 1,
+    ACL_EVENT_STATUS_RESERVED = 2,
+} aclrtEventStatus;
+
+/* ... and 1 here, in the status of aclrtQueryEventStatus. */
+typedef enum aclrtEventRecordedStatus {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
+} aclrtEventRecordedStatus;
+
+typedef enum aclrtEventWaitStatus {
+    ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+    ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+    ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF,
+} aclrtEventWaitStatus;
+
+typedef enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF,
+} aclrtStreamStatus;
+
+typedef enum aclrtCallbackBlockType {
+    ACL_CALLBACK_NO_BLOCK,
+    ACL_CALLBACK_BLOCK,
+} aclrtCallbackBlockType;
+
+typedef void (*aclrtCallback)(void *userData);
+typedef void (*aclrtHostFunc)(void *args);
+
+/* -------------------------------------------------------------------- memory */
+
+typedef enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
+    ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_DEFAULT,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE,
+} aclrtMemcpyKind;
+
+/* Page policy of aclrtMalloc; the high values are bit flags on some SoCs. */
+typedef enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST,
+    ACL_MEM_MALLOC_HUGE_ONLY,
+    ACL_MEM_MALLOC_NORMAL_ONLY,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+    ACL_MEM_MALLOC_HUGE1G_ONLY,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000,
+} aclrtMemMallocPolicy;
+
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID,
+    ACL_RT_MEM_ATTR_DEVICE_ID,
+    ACL_RT_MEM_ATTR_VA_FLAG,
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+/* Extra attributes of aclrtMallocWithCfg; NULL means none. */
+typedef struct {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+/* Kind of memory asked about by aclrtGetMemInfo and used in physical props. */
+typedef enum aclrtMemAttr {
+    ACL_DDR_MEM,
+    ACL_HBM_MEM,
+    ACL_DDR_MEM_HUGE,
+    ACL_DDR_MEM_NORMAL,
+    ACL_HBM_MEM_HUGE,
+    ACL_HBM_MEM_NORMAL,
+    ACL_DDR_MEM_P2P_HUGE,
+    ACL_DDR_MEM_P2P_NORMAL,
+    ACL_HBM_MEM_P2P_HUGE,
+    ACL_HBM_MEM_P2P_NORMAL,
+    ACL_HBM_MEM_HUGE1G,
+    ACL_HBM_MEM_P2P_HUGE1G,
+    ACL_MEM_NORMAL,
+    ACL_MEM_HUGE,
+    ACL_MEM_HUGE1G,
+    ACL_MEM_P2P_NORMAL,
+    ACL_MEM_P2P_HUGE,
+    ACL_MEM_P2P_HUGE1G,
+} aclrtMemAttr;
+
+/* ------------------------------------------------------ virtual memory (VMM) */
+
+typedef void *aclrtDrvMemHandle;
+
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4,
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+} aclrtMemHandleType;
+
+/* Properties of a physical allocation (32 bytes, 8-aligned, 4-byte hole at 20). */
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF,
+} aclrtMemGranularityOptions;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_FLAGS_NONE = 0x0,
+    ACL_RT_MEM_ACCESS_FLAGS_READ = 0x1,
+    ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3,
+} aclrtMemAccessFlags;
+
+typedef struct {
+    aclrtMemAccessFlags flags;
+    aclrtMemLocation location;
+    uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
+/* =============================================================== functions */
+
+/* Init, versions, errors. aclInit is reference counted: a second call returns
+ * ACL_ERROR_REPEAT_INITIALIZE; aclFinalize tears down whatever the count. */
+aclError aclInit(const char *configPath);
+aclError aclFinalize();
+aclError aclFinalizeReference(uint64_t *refCount);
+/* Error text of the calling thread's last failures; reading it clears it. */
+const char *aclGetRecentErrMsg();
+aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
+aclError aclrtGetRunMode(aclrtRunMode *runMode);
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+aclError aclrtGetLastError(aclrtLastErrLevel level);
+aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
+aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+
+/* Devices. SetDevice is counted per device and creates the shared default
+ * context of the device for the calling thread. */
+aclError aclrtSetDevice(int32_t deviceId);
+aclError aclrtResetDevice(int32_t deviceId);
+aclError aclrtResetDeviceForce(int32_t deviceId);
+aclError aclrtGetDevice(int32_t *deviceId);
+aclError aclrtGetDeviceCount(uint32_t *count);
+aclError aclrtSynchronizeDevice(void);
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+
+/* Contexts: current per thread; a new context becomes current. */
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+aclError aclrtDestroyContext(aclrtContext context);
+aclError aclrtSetCurrentContext(aclrtContext context);
+aclError aclrtGetCurrentContext(aclrtContext *context);
+
+/* Streams: in-order queues bound to the context current at creation. A NULL
+ * stream means the default stream of the current context. Timeouts are in ms,
+ * -1 waits forever. */
+aclError aclrtCreateStream(aclrtStream *stream);
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+aclError aclrtDestroyStream(aclrtStream stream);
+aclError aclrtDestroyStreamForce(aclrtStream stream);
+aclError aclrtSynchronizeStream(aclrtStream stream);
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
+
+/* Events: markers recorded into a stream. */
+aclError aclrtCreateEvent(aclrtEvent *event);
+aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+aclError aclrtDestroyEvent(aclrtEvent event);
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
+aclError aclrtSynchronizeEvent(aclrtEvent event);
+aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+/* Milliseconds between two completed events; the output comes first. */
+aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+
+/* Device and pinned host memory, copies. aclrtMemset takes an int32 value. */
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg);
+aclError aclrtFree(void *devPtr);
+aclError aclrtMallocHost(void **hostPtr, size_t size);
+aclError aclrtFreeHost(void *hostPtr);
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream);
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream);
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+/* Virtual memory: reserve an address range, allocate physical pages, map one
+ * whole physical allocation at a granularity-aligned address of the range. */
+aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                          size_t *granularity);
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
+aclError aclrtReleaseMemAddress(void *virPtr);
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
+                             uint64_t flags);
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+aclError aclrtUnmapMem(void *virPtr);
+aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);
+aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag);
+aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
+aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop);
+
+/* Host callbacks run in stream order. LaunchHostFunc needs no subscription;
+ * LaunchCallback runs on a thread subscribed to the stream that calls
+ * aclrtProcessReport. */
+aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType, aclrtStream stream);
+aclError aclrtProcessReport(int32_t timeout);
+aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASCENDCL_SYS_ACL_RT_H */

@@ -1,0 +1,274 @@
+//! The AscendCL functions, as methods of [`Library`].
+//!
+//! Each method has the C function's name and parameters and returns
+//! `Result<C return value, SymbolError>`: the symbol is resolved on the first
+//! call (and cached), and a symbol the library does not export is an
+//! [`SymbolError`], never a panic or a call through a null pointer.
+//!
+//! The signatures below are checked at compile time against the bindgen
+//! declarations (`bindings/functions.rs`, or CANN's own headers with the
+//! `bindgen` feature): a mismatch in any parameter or return type does not
+//! compile.
+
+use std::ffi::{c_char, c_void};
+use std::sync::OnceLock;
+
+use crate::error::SymbolError;
+use crate::library::Library;
+use crate::types::*;
+
+macro_rules! acl_functions {
+    ($(
+        $(#[doc = $doc:literal])*
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;
+    )*) => {
+        /// Lazily resolved function pointers, one per function.
+        #[allow(non_snake_case)]
+        #[derive(Default)]
+        pub(crate) struct Symbols {
+            $( $name: OnceLock<Result<unsafe extern "C" fn($($ty),*) -> $ret, String>>, )*
+        }
+
+        /// Names of every function this crate can call, in declaration order.
+        pub const FUNCTIONS: &[&str] = &[$(stringify!($name)),*];
+
+        impl Library {
+            $(
+                $(#[doc = $doc])*
+                ///
+                /// Returns `Err` if the library does not export the function.
+                ///
+                /// # Safety
+                /// This calls the C function directly:
+                /// 1. every pointer argument must be valid for the reads and
+                ///    writes the C function documents (out-pointers writable,
+                ///    buffers at least as long as the sizes passed);
+                /// 2. handles must be live handles of this library;
+                /// 3. memory handed to asynchronous operations must stay valid
+                ///    until the stream or an event after the operation has been
+                ///    synchronized.
+                #[allow(non_snake_case, clippy::too_many_arguments)]
+                #[inline]
+                pub unsafe fn $name(&self, $($arg: $ty),*) -> Result<$ret, SymbolError> {
+                    let slot = self.symbols.$name.get_or_init(|| {
+                        // SAFETY: the pointer type is the one declared for
+                        // this C function (checked against bindgen below).
+                        unsafe { self.resolve(concat!(stringify!($name), "\0")) }
+                    });
+                    match slot {
+                        // SAFETY: the caller upholds the C contract (see # Safety).
+                        Ok(f) => Ok(unsafe { f($($arg),*) }),
+                        Err(reason) => Err(self.missing(stringify!($name), reason)),
+                    }
+                }
+            )*
+        }
+
+        /// Never instantiated, only type-checked: every loaded signature must
+        /// equal the bindgen declaration of the same name.
+        #[allow(dead_code)]
+        fn signatures_match_declarations<T>() {
+            $( let _: unsafe extern "C" fn($($ty),*) -> $ret = crate::bindings::functions::$name; )*
+        }
+    };
+}
+
+acl_functions! {
+    // ------------------------------------------------------------ init, errors
+    /// Initialises ACL (`configPath` may be null). A second call returns
+    /// `ACL_ERROR_REPEAT_INITIALIZE` and only counts a reference.
+    fn aclInit(configPath: *const c_char) -> aclError;
+    /// Tears ACL down whatever the init count; a second call returns
+    /// `ACL_ERROR_REPEAT_FINALIZE`.
+    fn aclFinalize() -> aclError;
+    /// Drops one init reference; tears down at zero (CANN 8.5+).
+    fn aclFinalizeReference(refCount: *mut u64) -> aclError;
+    /// The calling thread's accumulated error text, or null; reading clears it.
+    /// The pointer is valid until the next ACL call on this thread.
+    fn aclGetRecentErrMsg() -> *const c_char;
+    /// The ACL interface version (1.16.0 for CANN 8.5.0), not the CANN version.
+    fn aclrtGetVersion(majorVersion: *mut i32, minorVersion: *mut i32, patchVersion: *mut i32) -> aclError;
+    /// Whether this process runs on the card's control CPU or on a host.
+    fn aclrtGetRunMode(runMode: *mut aclrtRunMode) -> aclError;
+    /// The thread's last runtime error, without clearing it.
+    fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError;
+    /// The thread's last runtime error, clearing it.
+    fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError;
+    /// Version of an installed CANN package (deprecated in 8.5 for the Str/Num pair).
+    fn aclsysGetCANNVersion(name: aclCANNPackageName, version: *mut aclCANNPackageVersion) -> aclError;
+    /// Version string of the package named `pkgName`.
+    fn aclsysGetVersionStr(pkgName: *mut c_char, versionStr: *mut c_char) -> aclError;
+    /// Version number of the package named `pkgName`.
+    fn aclsysGetVersionNum(pkgName: *mut c_char, versionNum: *mut i32) -> aclError;
+    /// SoC name of device 0 (e.g. `Ascend910B1`), or null.
+    fn aclrtGetSocName() -> *const c_char;
+
+    // ----------------------------------------------------------------- devices
+    /// Binds the calling thread to a device (counted per device) and creates
+    /// the device's shared default context on first use.
+    fn aclrtSetDevice(deviceId: i32) -> aclError;
+    /// Drops one device reference; releases the default context at zero.
+    fn aclrtResetDevice(deviceId: i32) -> aclError;
+    /// Releases the device whatever its reference count.
+    fn aclrtResetDeviceForce(deviceId: i32) -> aclError;
+    /// The calling thread's device (`ACL_ERROR_RT_CONTEXT_NULL` if none).
+    fn aclrtGetDevice(deviceId: *mut i32) -> aclError;
+    /// Number of visible devices.
+    fn aclrtGetDeviceCount(count: *mut u32) -> aclError;
+    /// Waits for all work on the current device.
+    fn aclrtSynchronizeDevice() -> aclError;
+    /// Waits for all work on the current device, at most `timeout` ms (-1: forever).
+    fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
+
+    // ---------------------------------------------------------------- contexts
+    /// Creates a context on a device and makes it current for this thread.
+    fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError;
+    /// Destroys an explicitly created context.
+    fn aclrtDestroyContext(context: aclrtContext) -> aclError;
+    /// Makes `context` current for the calling thread.
+    fn aclrtSetCurrentContext(context: aclrtContext) -> aclError;
+    /// The calling thread's current context (`ACL_ERROR_RT_CONTEXT_NULL` if none).
+    fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError;
+
+    // ----------------------------------------------------------------- streams
+    /// Creates a stream in the current context.
+    fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError;
+    /// Creates a stream with a priority and `ACL_STREAM_*` flags.
+    fn aclrtCreateStreamWithConfig(stream: *mut aclrtStream, priority: u32, flag: u32) -> aclError;
+    /// Destroys a stream; its context must be current.
+    fn aclrtDestroyStream(stream: aclrtStream) -> aclError;
+    /// Destroys a stream, discarding queued work.
+    fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError;
+    /// Waits until all work queued on `stream` (null: default stream) is done.
+    fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError;
+    /// As `aclrtSynchronizeStream`, giving up after `timeout` ms with
+    /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`; -1 waits forever, 0 and < -1 are invalid.
+    fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError;
+    /// Whether all queued work is done, without waiting.
+    fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError;
+    /// Makes later work on `stream` wait for the event's last recording.
+    fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError;
+    /// As `aclrtStreamWaitEvent`, with a timeout in ms.
+    fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, event: aclrtEvent, timeout: i32) -> aclError;
+
+    // ------------------------------------------------------------------ events
+    /// Creates an event.
+    fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError;
+    /// Creates an event with `ACL_EVENT_*` flags (`ACL_EVENT_TIME_LINE` for timing).
+    fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError;
+    /// Creates a reusable event with `ACL_EVENT_*` flags.
+    fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError;
+    /// Destroys an event.
+    fn aclrtDestroyEvent(event: aclrtEvent) -> aclError;
+    /// Records the event at the current end of `stream`.
+    fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError;
+    /// Resets the event in stream order.
+    fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError;
+    /// Deprecated status query (COMPLETE = 0 here).
+    fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEventStatus) -> aclError;
+    /// Whether the last recording has completed (COMPLETE = 1 here).
+    fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) -> aclError;
+    /// Whether waits on the event have completed.
+    fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *mut aclrtEventWaitStatus) -> aclError;
+    /// Waits until the event's last recording has completed.
+    fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError;
+    /// As `aclrtSynchronizeEvent`, giving up after `timeout` ms
+    /// (`ACL_ERROR_RT_EVENT_SYNC_TIMEOUT`).
+    fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError;
+    /// Milliseconds between two completed timeline events; output first.
+    fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError;
+
+    // ------------------------------------------------------------------ memory
+    /// Allocates device memory (64-byte aligned; rounded up to 32 plus 32 bytes).
+    fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
+    /// Allocates device memory rounded up to 32 bytes, without the extra 32.
+    fn aclrtMallocAlign32(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
+    /// Allocates cacheable device memory.
+    fn aclrtMallocCached(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;
+    /// Allocates device memory with extra attributes (`cfg` may be null).
+    fn aclrtMallocWithCfg(
+        devPtr: *mut *mut c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+    /// Frees device memory immediately (no implicit synchronization).
+    fn aclrtFree(devPtr: *mut c_void) -> aclError;
+    /// Allocates pinned (page-locked) host memory.
+    fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError;
+    /// Frees pinned host memory.
+    fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError;
+    /// Copies `count` bytes synchronously; `destMax` is the destination's capacity.
+    fn aclrtMemcpy(dst: *mut c_void, destMax: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKind) -> aclError;
+    /// Queues a copy on `stream`; asynchronous only for pinned host memory.
+    fn aclrtMemcpyAsync(
+        dst: *mut c_void,
+        destMax: usize,
+        src: *const c_void,
+        count: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    /// Fills `count` bytes of device memory with the low byte of `value`.
+    fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError;
+    /// Queues a fill on `stream`.
+    fn aclrtMemsetAsync(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize, stream: aclrtStream) -> aclError;
+    /// Free and total bytes of a kind of memory of the current device.
+    fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+
+    // ---------------------------------------------------------- virtual memory
+    /// The page size physical allocations and mappings must be multiples of.
+    fn aclrtMemGetAllocationGranularity(
+        prop: *mut aclrtPhysicalMemProp,
+        option: aclrtMemGranularityOptions,
+        granularity: *mut usize,
+    ) -> aclError;
+    /// Reserves a device virtual address range (no memory behind it).
+    fn aclrtReserveMemAddress(
+        virPtr: *mut *mut c_void,
+        size: usize,
+        alignment: usize,
+        expectPtr: *mut c_void,
+        flags: u64,
+    ) -> aclError;
+    /// Releases a reserved range; it must have no mappings left.
+    fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError;
+    /// Allocates physical device memory, not yet addressable.
+    fn aclrtMallocPhysical(
+        handle: *mut aclrtDrvMemHandle,
+        size: usize,
+        prop: *const aclrtPhysicalMemProp,
+        flags: u64,
+    ) -> aclError;
+    /// Frees physical memory (deferred until its last mapping is unmapped).
+    fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError;
+    /// Maps a whole physical allocation at `virPtr` inside a reserved range.
+    fn aclrtMapMem(virPtr: *mut c_void, size: usize, offset: usize, handle: aclrtDrvMemHandle, flags: u64) -> aclError;
+    /// Unmaps the mapping that starts at `virPtr`.
+    fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError;
+    /// Sets access rights of a mapped range for the listed locations.
+    fn aclrtMemSetAccess(virPtr: *mut c_void, size: usize, desc: *mut aclrtMemAccessDesc, count: usize) -> aclError;
+    /// Access rights of a mapped address for a location.
+    fn aclrtMemGetAccess(virPtr: *mut c_void, location: *mut aclrtMemLocation, flag: *mut u64) -> aclError;
+    /// The physical handle mapped at `virPtr`.
+    fn aclrtMemRetainAllocationHandle(virPtr: *mut c_void, handle: *mut aclrtDrvMemHandle) -> aclError;
+    /// The properties a physical handle was allocated with.
+    fn aclrtMemGetAllocationPropertiesFromHandle(handle: aclrtDrvMemHandle, prop: *mut aclrtPhysicalMemProp) -> aclError;
+
+    // --------------------------------------------------------------- callbacks
+    /// Queues `fn(args)` to run on a runtime thread in stream order.
+    fn aclrtLaunchHostFunc(stream: aclrtStream, fn_: aclrtHostFunc, args: *mut c_void) -> aclError;
+    /// Binds a thread (by `pthread_self` id) to process a stream's callbacks.
+    fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError;
+    /// Queues a callback for the subscribed thread, blocking the stream or not.
+    fn aclrtLaunchCallback(
+        fn_: aclrtCallback,
+        userData: *mut c_void,
+        blockType: aclrtCallbackBlockType,
+        stream: aclrtStream,
+    ) -> aclError;
+    /// Runs callbacks queued for the calling thread, waiting at most `timeout` ms.
+    fn aclrtProcessReport(timeout: i32) -> aclError;
+    /// Unbinds a thread from a stream.
+    fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError;
+}

@@ -1,0 +1,35 @@
+//! The generated bindings: committed files by default, regenerated into
+//! `OUT_DIR` with the `bindgen` feature (see `build.rs`).
+
+/// Types, enum newtypes and constants of the declared AscendCL subset.
+#[allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    dead_code,
+    missing_debug_implementations,
+    clippy::all
+)]
+pub mod types {
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/types.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/types.rs"));
+}
+
+/// The C declarations of the functions. Never called: they exist so that
+/// `api.rs` can check its run-time-loaded signatures against them.
+#[allow(
+    non_camel_case_types,
+    non_snake_case,
+    dead_code,
+    clashing_extern_declarations,
+    clippy::all
+)]
+pub(crate) mod functions {
+    use super::types::*;
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/functions.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+}

@@ -1,0 +1,112 @@
+//! Errors of loading the library and resolving its symbols.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One place the loader looked for the AscendCL library, and why it was not used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    /// A file path, or a bare file name handed to the system loader.
+    pub candidate: PathBuf,
+    /// Who suggested it: `ASCENDCL_LIBRARY`, a CANN root variable, a default
+    /// location, or `system loader`.
+    pub source: String,
+    /// What went wrong (the dynamic loader's message, or "does not exist").
+    pub reason: String,
+}
+
+impl fmt::Display for Attempt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (from {}): {}",
+            self.candidate.display(),
+            self.source,
+            self.reason
+        )
+    }
+}
+
+/// The AscendCL library could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// No candidate could be opened. Lists every candidate tried, in order.
+    NotFound {
+        /// Every place looked at, in order.
+        attempts: Vec<Attempt>,
+    },
+    /// A different library was already selected for this process; a process
+    /// talks to exactly one AscendCL runtime.
+    AlreadySelected {
+        /// The library in use.
+        selected: PathBuf,
+        /// The library that was asked for.
+        requested: PathBuf,
+    },
+}
+
+impl LoadError {
+    /// The places tried, for [`LoadError::NotFound`]; empty otherwise.
+    pub fn attempts(&self) -> &[Attempt] {
+        match self {
+            LoadError::NotFound { attempts } => attempts,
+            LoadError::AlreadySelected { .. } => &[],
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound { attempts } => {
+                write!(f, "could not load the AscendCL runtime library; tried:")?;
+                for attempt in attempts {
+                    write!(f, "\n  - {attempt}")?;
+                }
+                write!(
+                    f,
+                    "\nSet ASCENDCL_LIBRARY to the path of libascendcl.so (or libacl_rt.so on CANN 8.5+), \
+                     or source CANN's set_env.sh so that ASCEND_TOOLKIT_HOME is set."
+                )
+            }
+            LoadError::AlreadySelected {
+                selected,
+                requested,
+            } => write!(
+                f,
+                "cannot use {}: this process already uses the AscendCL library {}",
+                requested.display(),
+                selected.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A function is not exported by the loaded library (an older CANN, or a
+/// library that is not AscendCL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolError {
+    /// The C function name.
+    pub symbol: &'static str,
+    /// The library that was searched.
+    pub library: PathBuf,
+    /// The dynamic loader's message.
+    pub reason: String,
+}
+
+impl fmt::Display for SymbolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not exported by {} ({}); the installed CANN may be older than the API this program uses",
+            self.symbol,
+            self.library.display(),
+            self.reason
+        )
+    }
+}
+
+impl std::error::Error for SymbolError {}

@@ -1,0 +1,187 @@
+//! The committed bindings are exactly what bindgen makes of our header today,
+//! and our declarations agree item by item with CANN's headers when an
+//! install is present.
+//!
+//! Needs libclang. Without it these tests print why and pass, unless
+//! `ASCENDCL_REQUIRE_LIBCLANG=1` (set by CI), in which case they fail.
+//! `ASCENDCL_BLESS_BINDINGS=1` rewrites the committed files instead of comparing.
+
+#[allow(dead_code)]
+#[path = "../bindgen_config.rs"]
+mod bindgen_config;
+
+#[allow(dead_code)]
+#[path = "../src/cann.rs"]
+mod cann;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bindgen_config::Pass;
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs bindgen, or returns None when libclang cannot be loaded and CI does
+/// not require it.
+fn generate(include: &Path, pass: Pass) -> Option<String> {
+    let result = std::panic::catch_unwind(|| bindgen_config::builder(include, pass).generate());
+    match result {
+        Ok(Ok(bindings)) => Some(bindings.to_string()),
+        Ok(Err(e)) => panic!("bindgen failed on {}: {e}", include.display()),
+        Err(_) if std::env::var_os("ASCENDCL_REQUIRE_LIBCLANG").is_some() => {
+            panic!(
+                "libclang is required (ASCENDCL_REQUIRE_LIBCLANG is set) but could not be loaded"
+            )
+        }
+        Err(_) => {
+            eprintln!("skipped: libclang not found (Debian: apt-get install libclang-dev)");
+            None
+        }
+    }
+}
+
+#[test]
+fn committed_bindings_equal_a_fresh_generation_from_our_header() {
+    let include = crate_dir().join("include");
+    for pass in [Pass::Types, Pass::Functions] {
+        let Some(fresh) = generate(&include, pass) else {
+            return;
+        };
+        let committed_path = crate_dir().join("src/bindings").join(pass.file_name());
+        if std::env::var_os("ASCENDCL_BLESS_BINDINGS").is_some() {
+            std::fs::write(&committed_path, &fresh).expect("write committed bindings");
+            continue;
+        }
+        let committed = std::fs::read_to_string(&committed_path).expect("read committed bindings");
+        if committed != fresh {
+            let first = committed
+                .lines()
+                .zip(fresh.lines())
+                .position(|(a, b)| a != b);
+            panic!(
+                "{} is stale (first difference at line {}); regenerate with \
+                 ASCENDCL_BLESS_BINDINGS=1 cargo test -p ascendcl-sys --test bindings_drift",
+                committed_path.display(),
+                first.map_or_else(|| "end".to_string(), |l| (l + 1).to_string())
+            );
+        }
+    }
+}
+
+#[test]
+fn every_declared_function_is_loadable_and_every_loadable_function_is_declared() {
+    let declarations =
+        std::fs::read_to_string(crate_dir().join("src/bindings/functions.rs")).unwrap();
+    let declared: Vec<&str> = declarations
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub fn "))
+        .map(|rest| rest.split('(').next().unwrap())
+        .collect();
+    let mut loadable: Vec<&str> = ascendcl_sys::FUNCTIONS.to_vec();
+    let mut declared_sorted = declared.clone();
+    loadable.sort_unstable();
+    declared_sorted.sort_unstable();
+    assert_eq!(declared_sorted, loadable);
+}
+
+/// Splits bindgen output into top-level items keyed by what they define.
+fn items(source: &str) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, map: &mut BTreeMap<String, String>| {
+        let text = std::mem::take(current);
+        if let Some(key) = item_key(&text) {
+            let previous = map.insert(key.clone(), text.trim().to_string());
+            assert!(
+                previous.is_none(),
+                "two generated items share the key {key}"
+            );
+        }
+    };
+    for line in source.lines() {
+        let starts_item =
+            !line.starts_with(' ') && !line.starts_with('}') && !line.starts_with(')');
+        if starts_item
+            && !current.is_empty()
+            && !current.trim_end().ends_with(']')
+            && !is_attr_only(&current)
+        {
+            flush(&mut current, &mut map);
+        }
+        current.push_str(line);
+        current.push('\n');
+    }
+    flush(&mut current, &mut map);
+    map
+}
+
+fn is_attr_only(text: &str) -> bool {
+    text.lines().all(|l| {
+        l.starts_with("#[") || l.starts_with("    ") || l.trim().is_empty() || l.starts_with(")]")
+    })
+}
+
+fn item_key(text: &str) -> Option<String> {
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("[\"Size of ") {
+            return Some(format!("layout {}", rest.split('"').next()?));
+        }
+        if line.starts_with("impl ") {
+            return Some(line.trim_end_matches('{').trim().to_string());
+        }
+        for prefix in [
+            "pub struct ",
+            "pub union ",
+            "pub type ",
+            "pub const ",
+            "pub fn ",
+        ] {
+            if let Some(rest) = line.strip_prefix(prefix) {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                return Some(format!("{}{name}", prefix.trim_start_matches("pub ")));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn our_declarations_equal_cann_headers_item_by_item_when_cann_is_installed() {
+    let Some((root, cann_include)) = cann::find_headers(&|v| std::env::var_os(v)) else {
+        eprintln!("skipped: no CANN install with headers found");
+        return;
+    };
+    let ours_include = crate_dir().join("include");
+    for pass in [Pass::Types, Pass::Functions] {
+        let Some(ours) = generate(&ours_include, pass) else {
+            return;
+        };
+        let Some(theirs) = generate(&cann_include, pass) else {
+            return;
+        };
+        let (ours, theirs) = (items(&ours), items(&theirs));
+        let mut mismatches = Vec::new();
+        for (key, text) in &ours {
+            match theirs.get(key) {
+                Some(t) if t == text => {}
+                Some(t) => {
+                    mismatches.push(format!("{key} differs:\n--- ours\n{text}--- CANN\n{t}"))
+                }
+                None => mismatches.push(format!("{key} is not in CANN's headers")),
+            }
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{} of our items differ from CANN at {}:\n{}",
+            mismatches.len(),
+            root.path.display(),
+            mismatches.join("\n")
+        );
+    }
+}

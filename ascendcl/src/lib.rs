@@ -1,0 +1,1 @@
+//! Safe bindings to AscendCL (work in progress).
