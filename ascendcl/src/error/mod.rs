@@ -1,0 +1,186 @@
+//! Errors: what failed, the runtime's code and name, and what to do about it.
+//!
+//! Every fallible function returns [`Result<T>`](Result). An [`Error`] is one of:
+//!
+//! * [`Error::Acl`]: the runtime returned a non-zero code. The [`AclError`]
+//!   carries the code, its symbolic name, the C function, a [`Category`], and
+//!   the text of `aclGetRecentErrMsg` read on the calling thread the moment the
+//!   code came back (the runtime clears that text when it is read, so it is
+//!   captured once, here).
+//! * [`Error::InvalidArgument`]: rejected before any FFI call (zero length,
+//!   size overflow, mismatched lengths, a device id out of range, a zero
+//!   timeout, ...).
+//! * [`Error::Library`] / [`Error::Symbol`]: no AscendCL library, or one too
+//!   old to export a function.
+//! * [`Error::InvalidState`]: an operation that the current state forbids (for
+//!   example finalizing while objects are alive).
+//!
+//! ```
+//! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+//! let device = ascendcl::Device::open(&rt, 0)?;
+//! let ctx = device.default_context();
+//! // 64 TiB does not fit on any card: a typed out-of-memory error comes back.
+//! let err = ascendcl::DeviceBuffer::<u8>::alloc(&ctx, 64 << 40).unwrap_err();
+//! assert!(err.is_out_of_memory());
+//! assert_eq!(err.code(), Some(207001));
+//! assert_eq!(err.code_name(), Some("ACL_ERROR_RT_MEMORY_ALLOCATION"));
+//! # Ok::<(), ascendcl::Error>(())
+//! ```
+
+mod category;
+mod names;
+
+use std::fmt;
+
+pub use category::Category;
+pub use names::code_name;
+
+/// A `Result` whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A non-zero code returned by an AscendCL function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AclError {
+    code: i32,
+    function: &'static str,
+    message: Option<String>,
+}
+
+impl AclError {
+    /// An error for `code` returned by `function`, with the runtime's message.
+    pub fn new(code: i32, function: &'static str, message: Option<String>) -> AclError {
+        AclError {
+            code,
+            function,
+            message: message.filter(|m| !m.trim().is_empty()),
+        }
+    }
+
+    /// The code the runtime returned.
+    pub fn code(&self) -> i32 {
+        self.code
+    }
+
+    /// The symbolic name of the code, if this version knows it.
+    pub fn code_name(&self) -> Option<&'static str> {
+        code_name(self.code)
+    }
+
+    /// The C function that returned the code.
+    pub fn function(&self) -> &'static str {
+        self.function
+    }
+
+    /// The runtime's error text (`aclGetRecentErrMsg`), if it gave one.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+
+    /// What kind of failure the code denotes.
+    pub fn category(&self) -> Category {
+        Category::of_code(self.code)
+    }
+}
+
+impl fmt::Display for AclError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} returned {}", self.function, self.code)?;
+        if let Some(name) = self.code_name() {
+            write!(f, " ({name})")?;
+        }
+        write!(f, ": {}", self.category().description())?;
+        if let Some(message) = &self.message {
+            write!(f, "\nruntime message: {}", message.trim_end())?;
+        }
+        if let Some(hint) = self.category().hint() {
+            write!(f, "\nhint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AclError {}
+
+/// Every error of this crate.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The runtime returned a non-zero code.
+    #[error(transparent)]
+    Acl(#[from] AclError),
+    /// An argument was rejected before calling the runtime.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The operation is not allowed in the current state.
+    #[error("invalid state: {0}")]
+    InvalidState(String),
+    /// The AscendCL library could not be loaded.
+    #[error(transparent)]
+    Library(#[from] ascendcl_sys::LoadError),
+    /// The loaded library does not export a function.
+    #[error(transparent)]
+    Symbol(#[from] ascendcl_sys::SymbolError),
+    /// A host callback panicked; the panic was caught at the FFI boundary.
+    #[error("a host callback on the stream panicked: {0}")]
+    CallbackPanicked(String),
+    /// An error that happened in a destructor (`Drop` cannot return it), handed
+    /// back by the next call that can.
+    #[error("while dropping {during}: {source}")]
+    Deferred {
+        /// What was being dropped.
+        during: &'static str,
+        /// The error.
+        source: Box<Error>,
+    },
+}
+
+impl Error {
+    pub(crate) fn invalid(what: impl Into<String>) -> Error {
+        Error::InvalidArgument(what.into())
+    }
+
+    /// What kind of failure this is.
+    pub fn category(&self) -> Category {
+        match self {
+            Error::Acl(e) => e.category(),
+            Error::InvalidArgument(_) => Category::InvalidArgument,
+            Error::InvalidState(_) => Category::InvalidArgument,
+            Error::Library(_) | Error::Symbol(_) => Category::LibraryMissing,
+            Error::CallbackPanicked(_) => Category::Internal,
+            Error::Deferred { source, .. } => source.category(),
+        }
+    }
+
+    /// The runtime's code, if the runtime returned one.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Error::Acl(e) => Some(e.code),
+            Error::Deferred { source, .. } => source.code(),
+            _ => None,
+        }
+    }
+
+    /// The symbolic name of the runtime's code.
+    pub fn code_name(&self) -> Option<&'static str> {
+        self.code().and_then(code_name)
+    }
+
+    /// The runtime's error text, if any.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Error::Acl(e) => e.message(),
+            Error::Deferred { source, .. } => source.message(),
+            _ => None,
+        }
+    }
+
+    /// Whether the device (or the allocator) ran out of memory.
+    pub fn is_out_of_memory(&self) -> bool {
+        self.category() == Category::OutOfMemory
+    }
+
+    /// Whether a wait gave up after its timeout.
+    pub fn is_timeout(&self) -> bool {
+        self.category() == Category::Timeout
+    }
+}

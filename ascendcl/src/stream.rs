@@ -1,0 +1,302 @@
+//! Streams: in-order queues of device work.
+//!
+//! Work queued on one stream runs in the order it was queued; work on
+//! different streams may run in any order relative to each other unless
+//! ordered with events ([`Stream::wait_event`]). Queuing returns at once: the
+//! host learns that work is done only by synchronizing (the stream, or an
+//! event recorded after the work) or by polling ([`Stream::query`]).
+//!
+//! That gap is where data gets corrupted: a host buffer overwritten while a
+//! copy out of it is still queued, or read before the copy into it has run.
+//! This crate closes it. Asynchronous copies (`copy_*` methods) return a
+//! [`Pending`](crate::Pending) that borrows the buffers until it is waited on
+//! or dropped, so safe code cannot touch them too early; and every buffer
+//! remembers its last queued use, so dropping it, reading it from the host or
+//! using it on another stream first waits for (or is ordered after) that use.
+//!
+//! ```
+//! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+//! use ascendcl::{Device, DeviceBuffer, HostBuffer, Stream};
+//! let ctx = Device::open(&rt, 0)?.default_context();
+//! let stream = Stream::new(&ctx)?;
+//! let input = HostBuffer::from_slice(&ctx, &[1.0f32, 2.0, 3.0])?;
+//! let mut device = DeviceBuffer::<f32>::alloc(&ctx, 3)?;
+//! let mut output = HostBuffer::<f32>::zeroed(&ctx, 3)?;
+//! stream.copy_host_to_device(&input, &mut device)?.wait()?;
+//! stream.copy_device_to_host(&device, &mut output)?.wait()?;
+//! assert_eq!(&output[..], &[1.0, 2.0, 3.0]);
+//! # Ok::<(), ascendcl::Error>(())
+//! ```
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use ascendcl_sys::{self as sys, aclrtStream};
+
+use crate::call::check;
+use crate::context::{Context, next_id};
+use crate::deferred;
+use crate::error::{Error, Result};
+use crate::event::Event;
+
+/// Stream creation flags (`ACL_STREAM_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StreamFlags(pub u32);
+
+impl StreamFlags {
+    /// Faster task launch.
+    pub const FAST_LAUNCH: StreamFlags = StreamFlags(sys::ACL_STREAM_FAST_LAUNCH);
+    /// Faster synchronization.
+    pub const FAST_SYNC: StreamFlags = StreamFlags(sys::ACL_STREAM_FAST_SYNC);
+    /// Persistent stream (for captured models; synchronizing returns at once).
+    pub const PERSISTENT: StreamFlags = StreamFlags(sys::ACL_STREAM_PERSISTENT);
+    /// A stream with a larger task queue.
+    pub const HUGE: StreamFlags = StreamFlags(sys::ACL_STREAM_HUGE);
+    /// Tasks scheduled by the CPU.
+    pub const CPU_SCHEDULE: StreamFlags = StreamFlags(sys::ACL_STREAM_CPU_SCHEDULE);
+
+    const KNOWN: u32 = sys::ACL_STREAM_FAST_LAUNCH
+        | sys::ACL_STREAM_FAST_SYNC
+        | sys::ACL_STREAM_PERSISTENT
+        | sys::ACL_STREAM_HUGE
+        | sys::ACL_STREAM_CPU_SCHEDULE
+        | sys::ACL_STREAM_DEVICE_USE_ONLY;
+}
+
+impl std::ops::BitOr for StreamFlags {
+    type Output = StreamFlags;
+    fn bitor(self, rhs: StreamFlags) -> StreamFlags {
+        StreamFlags(self.0 | rhs.0)
+    }
+}
+
+/// A stream. Cheap to clone; destroyed when the last clone is dropped (after
+/// its queued work has run).
+#[derive(Clone)]
+pub struct Stream {
+    pub(crate) inner: Arc<StreamInner>,
+}
+
+pub(crate) struct StreamInner {
+    pub(crate) ctx: Context,
+    raw: aclrtStream,
+    pub(crate) id: u64,
+    owned: bool,
+    /// Panics caught in host callbacks, reported by the next synchronize.
+    pub(crate) callback_panics: Mutex<Vec<String>>,
+}
+
+// SAFETY: stream handles are identifiers ACL accepts from any thread; the
+// mutable state is behind a Mutex.
+unsafe impl Send for StreamInner {}
+// SAFETY: as above.
+unsafe impl Sync for StreamInner {}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("raw", &self.inner.raw)
+            .field("default", &!self.inner.owned)
+            .finish()
+    }
+}
+
+/// Converts a timeout to the runtime's milliseconds, rejecting zero (which
+/// CANN 8.5 refuses) and values past `i32::MAX` ms before any FFI call.
+pub(crate) fn timeout_ms(timeout: Duration) -> Result<i32> {
+    if timeout.is_zero() {
+        return Err(Error::invalid(
+            "a timeout of zero is not allowed; use query() to poll without waiting",
+        ));
+    }
+    let ms = timeout.as_nanos().div_ceil(1_000_000);
+    i32::try_from(ms).map_err(|_| {
+        Error::invalid(format!(
+            "timeout of {timeout:?} exceeds {} ms; synchronize without a timeout instead",
+            i32::MAX
+        ))
+    })
+}
+
+impl Stream {
+    /// Creates a stream in `ctx`.
+    pub fn new(ctx: &Context) -> Result<Stream> {
+        ctx.bind()?;
+        let lib = ctx.lib();
+        let mut raw: aclrtStream = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; `ctx` is current.
+        check(lib, "aclrtCreateStream", unsafe {
+            lib.aclrtCreateStream(&mut raw)
+        })?;
+        Ok(Stream::wrap(ctx, raw, true))
+    }
+
+    /// Creates a stream with a priority (0 = highest … 7) and flags.
+    pub fn with_config(ctx: &Context, priority: u32, flags: StreamFlags) -> Result<Stream> {
+        if priority > 7 {
+            return Err(Error::invalid(format!(
+                "stream priority {priority} is out of range 0..=7"
+            )));
+        }
+        if flags.0 & !StreamFlags::KNOWN != 0 {
+            return Err(Error::invalid(format!(
+                "unknown stream flag bits {:#x}",
+                flags.0 & !StreamFlags::KNOWN
+            )));
+        }
+        ctx.bind()?;
+        let lib = ctx.lib();
+        let mut raw: aclrtStream = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; `ctx` is current.
+        let result = unsafe { lib.aclrtCreateStreamWithConfig(&mut raw, priority, flags.0) };
+        check(lib, "aclrtCreateStreamWithConfig", result)?;
+        Ok(Stream::wrap(ctx, raw, true))
+    }
+
+    /// The default stream of `ctx` (never destroyed by this crate).
+    pub fn default_of(ctx: &Context) -> Stream {
+        Stream::wrap(ctx, std::ptr::null_mut(), false)
+    }
+
+    fn wrap(ctx: &Context, raw: aclrtStream, owned: bool) -> Stream {
+        Stream {
+            inner: Arc::new(StreamInner {
+                ctx: ctx.clone(),
+                raw,
+                id: next_id(),
+                owned,
+                callback_panics: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// The context the stream belongs to.
+    pub fn context(&self) -> &Context {
+        &self.inner.ctx
+    }
+
+    /// The raw handle (null for a default stream), for `ascendcl-sys` calls.
+    pub fn as_raw(&self) -> aclrtStream {
+        self.inner.raw
+    }
+
+    /// Whether two handles denote the same stream.
+    pub fn same_as(&self, other: &Stream) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Binds the context and returns the raw handle.
+    #[inline]
+    pub(crate) fn bound(&self) -> Result<aclrtStream> {
+        self.inner.ctx.bind()?;
+        Ok(self.inner.raw)
+    }
+
+    fn take_callback_panic(&self) -> Result<()> {
+        let mut panics = self
+            .inner
+            .callback_panics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if panics.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::CallbackPanicked(panics.remove(0)))
+        }
+    }
+
+    /// Waits until all work queued on the stream is done.
+    pub fn synchronize(&self) -> Result<()> {
+        deferred::check_parked()?;
+        let raw = self.bound()?;
+        let lib = self.inner.ctx.lib();
+        // SAFETY: a live stream of the current context.
+        check(lib, "aclrtSynchronizeStream", unsafe {
+            lib.aclrtSynchronizeStream(raw)
+        })?;
+        self.take_callback_panic()
+    }
+
+    /// As [`Stream::synchronize`], giving up after `timeout`: the error then
+    /// satisfies [`Error::is_timeout`] (`ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`).
+    /// A zero timeout is an invalid argument; use [`Stream::query`] to poll.
+    pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
+        let ms = timeout_ms(timeout)?;
+        deferred::check_parked()?;
+        let raw = self.bound()?;
+        let lib = self.inner.ctx.lib();
+        // SAFETY: a live stream of the current context.
+        check(lib, "aclrtSynchronizeStreamWithTimeout", unsafe {
+            lib.aclrtSynchronizeStreamWithTimeout(raw, ms)
+        })?;
+        self.take_callback_panic()
+    }
+
+    /// Whether all queued work is done, without waiting.
+    pub fn query(&self) -> Result<bool> {
+        let raw = self.bound()?;
+        let lib = self.inner.ctx.lib();
+        let mut status = sys::aclrtStreamStatus::ACL_STREAM_STATUS_RESERVED;
+        // SAFETY: a live stream and a valid out-pointer.
+        check(lib, "aclrtStreamQuery", unsafe {
+            lib.aclrtStreamQuery(raw, &mut status)
+        })?;
+        Ok(status == sys::aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE)
+    }
+
+    /// Makes work queued on this stream from now on wait until `event`'s
+    /// latest recording has completed. The event needs [`EventFlags::SYNC`]
+    /// unless it was made with [`Event::new`].
+    ///
+    /// [`EventFlags::SYNC`]: crate::EventFlags::SYNC
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        let raw = self.bound()?;
+        let lib = self.inner.ctx.lib();
+        // SAFETY: a live stream and a live event.
+        check(lib, "aclrtStreamWaitEvent", unsafe {
+            lib.aclrtStreamWaitEvent(raw, event.as_raw())
+        })
+    }
+
+    /// Records `event` at the current end of this stream.
+    pub fn record(&self, event: &Event) -> Result<()> {
+        event.record(self)
+    }
+
+    /// Destroys the stream now, returning the runtime's error instead of
+    /// parking it. Fails with [`Error::InvalidState`] while other clones exist.
+    pub fn destroy(self) -> Result<()> {
+        match Arc::try_unwrap(self.inner) {
+            // On failure `inner` drops here and its Drop tries once more.
+            Ok(mut inner) => inner.destroy(),
+            Err(inner) => Err(Error::InvalidState(format!(
+                "{} other handles to this stream are alive",
+                Arc::strong_count(&inner) - 1
+            ))),
+        }
+    }
+}
+
+impl StreamInner {
+    fn destroy(&mut self) -> Result<()> {
+        if !self.owned {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        let lib = self.ctx.lib();
+        // SAFETY: a stream we created, in its own (now current) context; the
+        // runtime waits for its queued work before destroying it.
+        check(lib, "aclrtDestroyStream", unsafe {
+            lib.aclrtDestroyStream(self.raw)
+        })?;
+        self.owned = false;
+        Ok(())
+    }
+}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        let result = self.destroy();
+        deferred::park_result("a stream", result);
+    }
+}
