@@ -77,7 +77,8 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
         // Comments differ between our header and CANN's; items must not.
         .generate_comments(false)
         .layout_tests(true)
-        .derive_default(true)
+        // No Default impls: bindgen writes them with unsafe zeroing.
+        .derive_default(false)
         .derive_debug(true)
         .derive_eq(true)
         .derive_hash(true)

@@ -65,8 +65,10 @@ macro_rules! acl_functions {
         }
 
         /// Never instantiated, only type-checked: every loaded signature must
-        /// equal the bindgen declaration of the same name.
-        #[allow(dead_code)]
+        /// equal the bindgen declaration of the same name. The unused type
+        /// parameter is what keeps it from being compiled into a reference to
+        /// the (never linked) C symbols.
+        #[allow(dead_code, clippy::extra_unused_type_parameters)]
         fn signatures_match_declarations<T>() {
             $( let _: unsafe extern "C" fn($($ty),*) -> $ret = crate::bindings::functions::$name; )*
         }

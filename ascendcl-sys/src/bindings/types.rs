@@ -314,15 +314,6 @@ const _: () = {
         "Offset of field: aclCANNPackageVersion::reserved",
     ][::std::mem::offset_of!(aclCANNPackageVersion, reserved) - 384usize];
 };
-impl Default for aclCANNPackageVersion {
-    fn default() -> Self {
-        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
 impl aclrtRunMode {
     pub const ACL_DEVICE: aclrtRunMode = aclrtRunMode(0);
     pub const ACL_HOST: aclrtRunMode = aclrtRunMode(1);
@@ -497,15 +488,6 @@ const _: () = {
         "Offset of field: aclrtMallocAttrValue::rsv",
     ][::std::mem::offset_of!(aclrtMallocAttrValue, rsv) - 0usize];
 };
-impl Default for aclrtMallocAttrValue {
-    fn default() -> Self {
-        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct aclrtMallocAttribute {
@@ -527,15 +509,6 @@ const _: () = {
         "Offset of field: aclrtMallocAttribute::value",
     ][::std::mem::offset_of!(aclrtMallocAttribute, value) - 4usize];
 };
-impl Default for aclrtMallocAttribute {
-    fn default() -> Self {
-        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
 #[repr(C)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct aclrtMallocConfig {
@@ -555,15 +528,6 @@ const _: () = {
         "Offset of field: aclrtMallocConfig::numAttrs",
     ][::std::mem::offset_of!(aclrtMallocConfig, numAttrs) - 8usize];
 };
-impl Default for aclrtMallocConfig {
-    fn default() -> Self {
-        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
 impl aclrtMemAttr {
     pub const ACL_DDR_MEM: aclrtMemAttr = aclrtMemAttr(0);
     pub const ACL_HBM_MEM: aclrtMemAttr = aclrtMemAttr(1);
@@ -622,15 +586,6 @@ const _: () = {
         "Offset of field: aclrtMemLocation::type_",
     ][::std::mem::offset_of!(aclrtMemLocation, type_) - 4usize];
 };
-impl Default for aclrtMemLocation {
-    fn default() -> Self {
-        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
 impl aclrtMemAllocationType {
     pub const ACL_MEM_ALLOCATION_TYPE_PINNED: aclrtMemAllocationType = aclrtMemAllocationType(
         0,
@@ -678,15 +633,6 @@ const _: () = {
         "Offset of field: aclrtPhysicalMemProp::reserve",
     ][::std::mem::offset_of!(aclrtPhysicalMemProp, reserve) - 24usize];
 };
-impl Default for aclrtPhysicalMemProp {
-    fn default() -> Self {
-        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
 impl aclrtMemGranularityOptions {
     pub const ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM: aclrtMemGranularityOptions = aclrtMemGranularityOptions(
         0,
@@ -736,12 +682,3 @@ const _: () = {
         "Offset of field: aclrtMemAccessDesc::rsv",
     ][::std::mem::offset_of!(aclrtMemAccessDesc, rsv) - 12usize];
 };
-impl Default for aclrtMemAccessDesc {
-    fn default() -> Self {
-        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
-        unsafe {
-            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
-            s.assume_init()
-        }
-    }
-}
