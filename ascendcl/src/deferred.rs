@@ -33,6 +33,15 @@ pub(crate) fn park_result(during: &'static str, result: Result<()>) {
     }
 }
 
+/// Runs a release step from a destructor: tries twice (a failed release is
+/// not done, so trying again is safe and often succeeds after a transient
+/// failure), then parks the error.
+pub(crate) fn release(during: &'static str, mut step: impl FnMut() -> Result<()>) {
+    if step().is_err() {
+        park_result(during, step());
+    }
+}
+
 /// Returns the oldest parked error, if any (cheap when there is none).
 #[inline]
 pub(crate) fn check_parked() -> Result<()> {

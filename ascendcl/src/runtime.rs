@@ -83,7 +83,9 @@ impl Runtime {
             0 => true,
             sys::ACL_ERROR_REPEAT_INITIALIZE => false,
             code => {
-                return Err(AclError::new(code, "aclInit", crate::call::recent_message(lib)).into());
+                return Err(
+                    AclError::new(code, "aclInit", crate::call::recent_message(lib)).into(),
+                );
             }
         };
         let inner = Arc::new(RuntimeInner { lib, owns_init });

@@ -296,7 +296,6 @@ impl StreamInner {
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
-        let result = self.destroy();
-        deferred::park_result("a stream", result);
+        deferred::release("a stream", || self.destroy());
     }
 }

@@ -98,8 +98,7 @@ impl Drop for Allocation {
             );
             return;
         }
-        let result = self.release();
-        deferred::park_result("a device buffer", result);
+        deferred::release("a device buffer", || self.release());
     }
 }
 
