@@ -1,0 +1,160 @@
+/*
+ * context.c: contexts. A context belongs to one device and has its own
+ * default stream; the current context is per thread. Default contexts
+ * (one per device, shared by every thread that sets the device) are created
+ * by aclrtSetDevice; others by aclrtCreateContext, which also counts a
+ * device reference and makes the new context current.
+ */
+#include "mock.h"
+
+#include <stdlib.h>
+
+mock_ctx *ctx_create(int32_t device, bool is_default)
+{
+    mock_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx) {
+        return NULL;
+    }
+    obj_register(&ctx->h, OBJ_CTX, ++G.next_ctx);
+    ctx->device = device;
+    ctx->is_default = is_default;
+    ctx->default_stream = stream_create(ctx, true, 0, 0);
+    if (!is_default) {
+        G.live[ACLMOCK_RES_CONTEXT]++;
+    }
+    return ctx;
+}
+
+void ctx_teardown(mock_ctx *ctx)
+{
+    if (!ctx->h.alive) {
+        return;
+    }
+    ctx->h.alive = false;
+    if (!ctx->is_default) {
+        G.live[ACLMOCK_RES_CONTEXT]--;
+    }
+    /* Streams of the context are drained and destroyed, default one included. */
+    for (;;) {
+        mock_stream *victim = NULL;
+        for (size_t i = 0; i < G.nstreams; i++) {
+            if (G.streams[i]->ctx == ctx) {
+                victim = G.streams[i];
+                break;
+            }
+        }
+        if (!victim) {
+            break;
+        }
+        stream_destroy(victim, false);
+    }
+}
+
+/* Validates a context argument: 100000 for NULL, 107000 and misuse for a
+ * destroyed or unknown handle. */
+static mock_ctx *ctx_arg(const void *handle, aclError *rc)
+{
+    if (!handle) {
+        *rc = fail(ACL_ERROR_INVALID_PARAM, "context is null");
+        return NULL;
+    }
+    mock_ctx *ctx = (mock_ctx *)obj_lookup(handle, OBJ_CTX);
+    if (!ctx || !ctx->h.alive) {
+        misuse(ACLMOCK_MISUSE_DESTROYED_HANDLE, "context %p is %s", handle, ctx ? "destroyed" : "not a live context");
+        *rc = fail(ACL_ERROR_RT_PARAM_INVALID, "context %p is %s", handle,
+                   ctx ? "already destroyed" : "not a context of this runtime");
+        return NULL;
+    }
+    return ctx;
+}
+
+ACLMOCK_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtCreateContext);
+    ja_i64(&c, "deviceId", deviceId);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!context) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "context is null"));
+    }
+    if (!device_valid(deviceId)) {
+        return call_end(&c, fail(ACL_ERROR_RT_INVALID_DEVICEID, "device id %d is out of range [0, %u)", deviceId,
+                                 G.device_count));
+    }
+    mock_device *d = device_get(deviceId);
+    mock_ctx *ctx = ctx_create(deviceId, false);
+    if (!ctx) {
+        return call_end(&c, fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory"));
+    }
+    d->refcount++;
+    G.live[ACLMOCK_RES_DEVICE_REF]++;
+    tls()->ctx = ctx;
+    *context = ctx;
+    jo_obj(&c, "context", ctx, OBJ_CTX);
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtDestroyContext(aclrtContext context)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtDestroyContext);
+    ja_obj(&c, "context", context, OBJ_CTX);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    aclError rc = ACL_SUCCESS;
+    mock_ctx *ctx = ctx_arg(context, &rc);
+    if (!ctx) {
+        return call_end(&c, rc);
+    }
+    if (ctx->is_default) {
+        return call_end(&c, fail(ACL_ERROR_RT_CONTEXT_NULL,
+                                 "context %p is the default context of device %d; release it with aclrtResetDevice",
+                                 context, ctx->device));
+    }
+    int dev = ctx->device;
+    ctx_teardown(ctx);
+    if (tls()->ctx == ctx) {
+        tls()->ctx = NULL;
+    }
+    device_release_ref(dev, false);
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtSetCurrentContext);
+    ja_obj(&c, "context", context, OBJ_CTX);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    aclError rc = ACL_SUCCESS;
+    mock_ctx *ctx = ctx_arg(context, &rc);
+    if (!ctx) {
+        return call_end(&c, rc);
+    }
+    tls()->ctx = ctx;
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtGetCurrentContext);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!context) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "context is null"));
+    }
+    mock_ctx *ctx = need_ctx();
+    if (!ctx) {
+        return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
+    }
+    *context = ctx;
+    jo_obj(&c, "context", ctx, OBJ_CTX);
+    return call_end(&c, ACL_SUCCESS);
+}

@@ -1,0 +1,175 @@
+/*
+ * errors.c: per-thread error text and last error code, misuse accounting,
+ * and the ACL functions that read them (aclGetRecentErrMsg,
+ * aclrtGetLastError, aclrtPeekAtLastError).
+ */
+#include "mock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runtime-style message code for an error code. */
+static const char *msg_code(aclError code)
+{
+    switch (code) {
+    case ACL_ERROR_RT_MEMORY_ALLOCATION:
+        return "EL0004";
+    case ACL_ERROR_INVALID_PARAM:
+    case ACL_ERROR_RT_PARAM_INVALID:
+    case ACL_ERROR_RT_INVALID_DEVICEID:
+        return "EE1001";
+    default:
+        return "EE9999";
+    }
+}
+
+aclError fail(aclError code, const char *fmt, ...)
+{
+    mock_tls *t = tls();
+    char detail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    const char *fn = t->cur_fn >= 0 ? mock_fn_names[t->cur_fn] : "aclmock";
+    char line[1400];
+    int n = snprintf(line, sizeof(line), "%s: %s: %s (error code %d)", msg_code(code), fn, detail, code);
+    if (n < 0) {
+        n = 0;
+    }
+    size_t len = strnlen(line, sizeof(line) - 1);
+    /* accumulate, keeping the newest text when full */
+    size_t need = len + (t->msg_len ? 1 : 0);
+    if (need >= sizeof(t->msg)) {
+        t->msg_len = 0;
+        need = len;
+    }
+    while (t->msg_len && t->msg_len + need >= sizeof(t->msg)) {
+        char *nl = memchr(t->msg, '\n', t->msg_len);
+        if (!nl) {
+            t->msg_len = 0;
+            break;
+        }
+        size_t drop = (size_t)(nl - t->msg) + 1;
+        memmove(t->msg, t->msg + drop, t->msg_len - drop);
+        t->msg_len -= drop;
+    }
+    if (t->msg_len) {
+        t->msg[t->msg_len++] = '\n';
+    }
+    memcpy(t->msg + t->msg_len, line, len);
+    t->msg_len += len;
+    t->msg[t->msg_len] = '\0';
+    t->last_error = code;
+    return code;
+}
+
+void misuse(aclmockMisuse kind, const char *fmt, ...)
+{
+    static const char *const names[ACLMOCK_MISUSE_COUNT] = {
+        "DOUBLE_FREE",  "UNKNOWN_POINTER", "DESTROYED_HANDLE", "OUT_OF_BOUNDS", "UNMAP_UNMAPPED",
+        "RELEASE_MAPPED", "USE_AFTER_FREE", "WRONG_CONTEXT",   "HOST_DEREF",
+    };
+    char detail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    mock_tls *t = tls();
+    const char *fn = t->cur_fn >= 0 ? mock_fn_names[t->cur_fn] : "stream worker";
+    G.misuse[kind]++;
+    sb_printf(&G.misuse_log, "%s: %s: %s\n", names[kind], fn, detail);
+    if (G.abort_on_misuse) {
+        fprintf(stderr, "aclmock: misuse %s in %s: %s\n", names[kind], fn, detail);
+        abort();
+    }
+}
+
+void errors_reset_locked(void)
+{
+    memset(G.misuse, 0, sizeof(G.misuse));
+    sb_free(&G.misuse_log);
+}
+
+ACLMOCK_EXPORT const char *aclGetRecentErrMsg(void)
+{
+    mock_call c;
+    call_begin(&c, FN_aclGetRecentErrMsg);
+    if (call_faulted(&c)) {
+        call_end(&c, c.fault_code);
+        return NULL;
+    }
+    mock_tls *t = tls();
+    const char *ret = NULL;
+    if (t->msg_len) {
+        memcpy(t->returned, t->msg, t->msg_len + 1);
+        t->msg_len = 0;
+        t->msg[0] = '\0';
+        ret = t->returned;
+        jo_str(&c, "msg", ret);
+    } else {
+        jo_str(&c, "msg", NULL);
+    }
+    call_end(&c, ACL_SUCCESS);
+    return ret;
+}
+
+static aclError last_error(int fn, aclrtLastErrLevel level, bool clear)
+{
+    mock_call c;
+    call_begin(&c, fn);
+    ja_i64(&c, "level", (int64_t)level);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (level != ACL_RT_THREAD_LEVEL) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL", (int)level));
+    }
+    mock_tls *t = tls();
+    aclError e = t->last_error;
+    if (clear) {
+        t->last_error = ACL_SUCCESS;
+    }
+    return call_end(&c, e);
+}
+
+ACLMOCK_EXPORT aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    return last_error(FN_aclrtPeekAtLastError, level, false);
+}
+
+ACLMOCK_EXPORT aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    return last_error(FN_aclrtGetLastError, level, true);
+}
+
+ACLMOCK_EXPORT uint64_t aclmockMisuseCount(aclmockMisuse kind)
+{
+    mock_lock();
+    uint64_t v = 0;
+    if ((unsigned)kind < ACLMOCK_MISUSE_COUNT) {
+        v = G.misuse[kind];
+    } else if (kind == ACLMOCK_MISUSE_COUNT) {
+        for (int i = 0; i < ACLMOCK_MISUSE_COUNT; i++) {
+            v += G.misuse[i];
+        }
+    }
+    mock_unlock();
+    return v;
+}
+
+ACLMOCK_EXPORT size_t aclmockMisuseLog(char *buf, size_t cap)
+{
+    mock_lock();
+    size_t len = G.misuse_log.len;
+    if (buf && cap) {
+        size_t n = len < cap - 1 ? len : cap - 1;
+        if (n) {
+            memcpy(buf, G.misuse_log.s, n);
+        }
+        buf[n] = '\0';
+    }
+    mock_unlock();
+    return len;
+}

@@ -1,0 +1,381 @@
+/*
+ * journal.c: one JSON line per ACL call (format in src/journal.rs), kept in
+ * a ring buffer and optionally appended to the ASCENDCL_MOCK_TRACE file;
+ * per-function call counts; the call prologue/epilogue every exported
+ * function goes through; symbolic names of handles.
+ */
+#include "mock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const mock_fn_names[FN_COUNT] = {
+#define MOCK_FN_NAME(n) #n,
+    MOCK_FUNCTIONS(MOCK_FN_NAME)
+#undef MOCK_FN_NAME
+};
+
+int mock_fn_lookup(const char *name)
+{
+    if (!name) {
+        return -1;
+    }
+    for (int i = 0; i < FN_COUNT; i++) {
+        if (strcmp(mock_fn_names[i], name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------ call prologue */
+
+void call_begin(mock_call *c, int fn)
+{
+    c->t0 = now_ns();
+    mock_lock();
+    mock_tls *t = tls();
+    c->fn = fn;
+    c->saved_fn = t->cur_fn;
+    t->cur_fn = fn;
+    c->an = c->on = 0;
+    c->args[0] = c->out[0] = '\0';
+    c->faulted = false;
+    c->fault_code = ACL_SUCCESS;
+    G.calls[fn]++;
+}
+
+bool call_faulted(mock_call *c)
+{
+    const char *msg = NULL;
+    aclError code = ACL_SUCCESS;
+    if (!fault_check_locked(c->fn, &code, &msg)) {
+        return false;
+    }
+    c->faulted = true;
+    c->fault_code = code;
+    fail(code, "%s", msg ? msg : "injected fault");
+    return true;
+}
+
+/* ---------------------------------------------------------- formatting */
+
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) MOCK_PRINTF(4, 5);
+
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+    if (*n >= cap - 1) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (w < 0) {
+        return;
+    }
+    if ((size_t)w >= cap - *n) {
+        /* truncated: drop the partial field so the JSON stays valid */
+        buf[*n] = '\0';
+        return;
+    }
+    *n += (size_t)w;
+}
+
+static void put_key(char *buf, size_t cap, size_t *n, const char *key)
+{
+    put(buf, cap, n, "%s\"%s\":", *n ? "," : "", key);
+}
+
+static void put_json_string(char *buf, size_t cap, size_t *n, const char *s)
+{
+    if (!s) {
+        put(buf, cap, n, "null");
+        return;
+    }
+    char tmp[512];
+    size_t k = 0;
+    tmp[k++] = '"';
+    for (const char *p = s; *p && k < sizeof(tmp) - 8; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '"' || ch == '\\') {
+            tmp[k++] = '\\';
+            tmp[k++] = (char)ch;
+        } else if (ch == '\n') {
+            tmp[k++] = '\\';
+            tmp[k++] = 'n';
+        } else if (ch < 0x20) {
+            k += (size_t)snprintf(tmp + k, sizeof(tmp) - k, "\\u%04x", ch);
+        } else {
+            tmp[k++] = (char)ch;
+        }
+    }
+    tmp[k++] = '"';
+    tmp[k] = '\0';
+    put(buf, cap, n, "%s", tmp);
+}
+
+static void sym_obj(const void *h, int kind, char *out, size_t cap)
+{
+    static const char prefix[] = {'?', 'c', 's', 'e', 'p'};
+    mock_obj *o = obj_lookup(h, kind);
+    if (!o) {
+        snprintf(out, cap, "?0x%llx", (unsigned long long)(uintptr_t)h);
+    } else if (kind == OBJ_STREAM && ((mock_stream *)o)->is_default) {
+        snprintf(out, cap, "s0");
+    } else {
+        snprintf(out, cap, "%c%llu", prefix[kind], (unsigned long long)o->id);
+    }
+}
+
+#define ARGS c->args, sizeof(c->args), &c->an
+#define OUTS c->out, sizeof(c->out), &c->on
+
+void ja_i64(mock_call *c, const char *key, int64_t v)
+{
+    put_key(ARGS, key);
+    put(ARGS, "%lld", (long long)v);
+}
+
+void ja_u64(mock_call *c, const char *key, uint64_t v)
+{
+    put_key(ARGS, key);
+    put(ARGS, "%llu", (unsigned long long)v);
+}
+
+void ja_hex(mock_call *c, const char *key, uint64_t v)
+{
+    put_key(ARGS, key);
+    put(ARGS, "\"0x%llx\"", (unsigned long long)v);
+}
+
+void ja_str(mock_call *c, const char *key, const char *s)
+{
+    put_key(ARGS, key);
+    put_json_string(ARGS, s);
+}
+
+void ja_ptr(mock_call *c, const char *key, const void *p)
+{
+    char sym[96];
+    put_key(ARGS, key);
+    if (!p) {
+        put(ARGS, "null");
+        return;
+    }
+    sym_addr(p, sym, sizeof(sym));
+    put(ARGS, "\"%s\"", sym);
+}
+
+void ja_obj(mock_call *c, const char *key, const void *h, int kind)
+{
+    char sym[64];
+    put_key(ARGS, key);
+    if (!h) {
+        put(ARGS, "null");
+        return;
+    }
+    sym_obj(h, kind, sym, sizeof(sym));
+    put(ARGS, "\"%s\"", sym);
+}
+
+void ja_stream(mock_call *c, const char *key, const void *s)
+{
+    char sym[64];
+    put_key(ARGS, key);
+    if (!s) {
+        put(ARGS, "\"s0\"");
+        return;
+    }
+    sym_obj(s, OBJ_STREAM, sym, sizeof(sym));
+    put(ARGS, "\"%s\"", sym);
+}
+
+void jo_i64(mock_call *c, const char *key, int64_t v)
+{
+    put_key(OUTS, key);
+    put(OUTS, "%lld", (long long)v);
+}
+
+void jo_u64(mock_call *c, const char *key, uint64_t v)
+{
+    put_key(OUTS, key);
+    put(OUTS, "%llu", (unsigned long long)v);
+}
+
+void jo_f64(mock_call *c, const char *key, double v)
+{
+    put_key(OUTS, key);
+    put(OUTS, "%.6f", v);
+}
+
+void jo_str(mock_call *c, const char *key, const char *s)
+{
+    put_key(OUTS, key);
+    put_json_string(OUTS, s);
+}
+
+void jo_ptr(mock_call *c, const char *key, const void *p)
+{
+    char sym[96];
+    put_key(OUTS, key);
+    if (!p) {
+        put(OUTS, "null");
+        return;
+    }
+    sym_addr(p, sym, sizeof(sym));
+    put(OUTS, "\"%s\"", sym);
+}
+
+void jo_obj(mock_call *c, const char *key, const void *h, int kind)
+{
+    char sym[64];
+    put_key(OUTS, key);
+    if (!h) {
+        put(OUTS, "null");
+        return;
+    }
+    sym_obj(h, kind, sym, sizeof(sym));
+    put(OUTS, "\"%s\"", sym);
+}
+
+/* --------------------------------------------------------------- ring */
+
+static void ring_store(char *line)
+{
+    if (!G.ring) {
+        G.ring = calloc(G.journal_cap, sizeof(char *));
+        if (!G.ring) {
+            free(line);
+            return;
+        }
+        G.ring_cap = G.journal_cap;
+    }
+    uint64_t seq = G.next_seq;
+    if (seq - G.first_seq + 1 > G.ring_cap) {
+        size_t old = (size_t)((G.first_seq - 1) % G.ring_cap);
+        free(G.ring[old]);
+        G.ring[old] = NULL;
+        G.first_seq++;
+    }
+    G.ring[(seq - 1) % G.ring_cap] = line;
+}
+
+aclError call_end(mock_call *c, aclError rc)
+{
+    uint64_t t1 = now_ns();
+    mock_tls *t = tls();
+    uint64_t tid = thread_small_id();
+    uint64_t seq = ++G.next_seq;
+    char line[1536];
+    int n = snprintf(line, sizeof(line),
+                     "{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":{%s},\"out\":{%s},\"ret\":%d,"
+                     "\"t_ns\":%llu,\"dur_ns\":%llu}",
+                     (unsigned long long)seq, (unsigned long long)tid, mock_fn_names[c->fn], c->args, c->out,
+                     rc, (unsigned long long)(c->t0 - G.load_ns), (unsigned long long)(t1 - c->t0));
+    if (n > 0 && (size_t)n < sizeof(line)) {
+        char *copy = malloc((size_t)n + 1);
+        if (copy) {
+            memcpy(copy, line, (size_t)n + 1);
+            ring_store(copy);
+        }
+        if (G.trace) {
+            fputs(line, (FILE *)G.trace);
+            fputc('\n', (FILE *)G.trace);
+            fflush((FILE *)G.trace);
+        }
+    }
+    t->cur_fn = c->saved_fn;
+    mock_unlock();
+    return rc;
+}
+
+static void ring_clear_locked(void)
+{
+    if (G.ring) {
+        for (size_t i = 0; i < G.ring_cap; i++) {
+            free(G.ring[i]);
+            G.ring[i] = NULL;
+        }
+    }
+    G.first_seq = G.next_seq + 1;
+}
+
+void journal_reset_locked(void)
+{
+    ring_clear_locked();
+    free(G.ring);
+    G.ring = NULL;
+    G.ring_cap = 0;
+    G.next_seq = 0;
+    G.first_seq = 1;
+    if (G.trace) {
+        fclose((FILE *)G.trace);
+        G.trace = NULL;
+    }
+    const char *path = getenv("ASCENDCL_MOCK_TRACE");
+    if (path && *path) {
+        G.trace = fopen(path, "a");
+        if (!G.trace) {
+            fprintf(stderr, "aclmock: cannot open ASCENDCL_MOCK_TRACE=%s\n", path);
+        }
+    }
+}
+
+/* ---------------------------------------------------------- control API */
+
+ACLMOCK_EXPORT uint64_t aclmockJournalLen(void)
+{
+    mock_lock();
+    uint64_t n = G.next_seq + 1 - G.first_seq;
+    mock_unlock();
+    return n;
+}
+
+ACLMOCK_EXPORT size_t aclmockJournalRead(uint64_t fromSeq, char *buf, size_t cap)
+{
+    mock_lock();
+    uint64_t from = fromSeq > G.first_seq ? fromSeq : G.first_seq;
+    size_t total = 0, written = 0;
+    bool full = false;
+    for (uint64_t s = from; s <= G.next_seq && G.ring; s++) {
+        const char *line = G.ring[(s - 1) % G.ring_cap];
+        if (!line) {
+            continue;
+        }
+        size_t len = strlen(line);
+        total += len + 1;
+        if (!full && buf && written + len + 1 < cap) {
+            memcpy(buf + written, line, len);
+            buf[written + len] = '\n';
+            written += len + 1;
+        } else {
+            full = true;
+        }
+    }
+    if (buf && cap) {
+        buf[written < cap ? written : cap - 1] = '\0';
+    }
+    mock_unlock();
+    return total;
+}
+
+ACLMOCK_EXPORT void aclmockJournalClear(void)
+{
+    mock_lock();
+    ring_clear_locked();
+    mock_unlock();
+}
+
+ACLMOCK_EXPORT uint64_t aclmockCallCount(const char *function)
+{
+    int fn = mock_fn_lookup(function);
+    if (fn < 0) {
+        return 0;
+    }
+    mock_lock();
+    uint64_t v = G.calls[fn];
+    mock_unlock();
+    return v;
+}

@@ -1,0 +1,487 @@
+/*
+ * mock.h: internal types and helpers of the ascendcl behavioural mock.
+ *
+ * Locking model: one process-wide mutex (G.lock) guards every piece of mock
+ * state. Every exported ACL function takes it in call_begin() and releases it
+ * in call_end(); functions that wait (synchronize, pageable async copies,
+ * aclrtProcessReport) release it while blocked on a condition variable.
+ * Stream workers take it too, but drop it while sleeping the configured
+ * delay and while running user callbacks.
+ *
+ * Handle model: contexts, streams, events and physical handles are heap
+ * objects that are never freed before aclmockReset ("zombies" after destroy),
+ * and a hash set of every handle handed out since the last reset is checked
+ * before any handle is dereferenced. A handle from before a reset, or any
+ * random pointer, is therefore never read.
+ */
+#ifndef ACLMOCK_INTERNAL_MOCK_H
+#define ACLMOCK_INTERNAL_MOCK_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <acl/acl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aclmock.h"
+
+#define ACLMOCK_EXPORT __attribute__((visibility("default")))
+#define MOCK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+#define MOCK_MAX_DEVICES 64
+#define MOCK_KIB 1024ULL
+#define MOCK_MIB (1024ULL * 1024ULL)
+#define MOCK_GIB (1024ULL * 1024ULL * 1024ULL)
+#define MOCK_GRAN_2M (2ULL * MOCK_MIB)
+#define MOCK_GRAN_1G MOCK_GIB
+#define MOCK_PAGE 4096ULL
+#define MOCK_DEFAULT_HBM (62423ULL * MOCK_MIB)
+#define MOCK_STREAMS_PER_DEVICE 1984
+#define MOCK_EVENTS_PER_DEVICE 65536
+
+static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
+
+/* Every exported ACL function, in header order (X-macro). */
+#define MOCK_FUNCTIONS(X)                                                                                    \
+    X(aclInit) X(aclFinalize) X(aclFinalizeReference) X(aclGetRecentErrMsg) X(aclrtGetVersion)                \
+    X(aclrtGetRunMode) X(aclrtPeekAtLastError) X(aclrtGetLastError) X(aclsysGetCANNVersion)                   \
+    X(aclsysGetVersionStr) X(aclsysGetVersionNum) X(aclrtGetSocName) X(aclrtSetDevice) X(aclrtResetDevice)    \
+    X(aclrtResetDeviceForce) X(aclrtGetDevice) X(aclrtGetDeviceCount) X(aclrtSynchronizeDevice)                \
+    X(aclrtSynchronizeDeviceWithTimeout) X(aclrtCreateContext) X(aclrtDestroyContext)                          \
+    X(aclrtSetCurrentContext) X(aclrtGetCurrentContext) X(aclrtCreateStream) X(aclrtCreateStreamWithConfig)   \
+    X(aclrtDestroyStream) X(aclrtDestroyStreamForce) X(aclrtSynchronizeStream)                                 \
+    X(aclrtSynchronizeStreamWithTimeout) X(aclrtStreamQuery) X(aclrtStreamWaitEvent)                           \
+    X(aclrtStreamWaitEventWithTimeout) X(aclrtCreateEvent) X(aclrtCreateEventWithFlag)                         \
+    X(aclrtCreateEventExWithFlag) X(aclrtDestroyEvent) X(aclrtRecordEvent) X(aclrtResetEvent)                  \
+    X(aclrtQueryEvent) X(aclrtQueryEventStatus) X(aclrtQueryEventWaitStatus) X(aclrtSynchronizeEvent)          \
+    X(aclrtSynchronizeEventWithTimeout) X(aclrtEventElapsedTime) X(aclrtMalloc) X(aclrtMallocAlign32)          \
+    X(aclrtMallocCached) X(aclrtMallocWithCfg) X(aclrtFree) X(aclrtMallocHost) X(aclrtFreeHost)               \
+    X(aclrtMemcpy) X(aclrtMemcpyAsync) X(aclrtMemset) X(aclrtMemsetAsync) X(aclrtGetMemInfo)                   \
+    X(aclrtMemGetAllocationGranularity) X(aclrtReserveMemAddress) X(aclrtReleaseMemAddress)                    \
+    X(aclrtMallocPhysical) X(aclrtFreePhysical) X(aclrtMapMem) X(aclrtUnmapMem) X(aclrtMemSetAccess)          \
+    X(aclrtMemGetAccess) X(aclrtMemRetainAllocationHandle) X(aclrtMemGetAllocationPropertiesFromHandle)        \
+    X(aclrtLaunchHostFunc) X(aclrtSubscribeReport) X(aclrtLaunchCallback) X(aclrtProcessReport)                \
+    X(aclrtUnSubscribeReport)
+
+enum mock_fn {
+#define MOCK_FN_ENUM(n) FN_##n,
+    MOCK_FUNCTIONS(MOCK_FN_ENUM)
+#undef MOCK_FN_ENUM
+    FN_COUNT
+};
+extern const char *const mock_fn_names[FN_COUNT];
+int mock_fn_lookup(const char *name); /* -1 if unknown */
+
+/* ------------------------------------------------------------ small utils */
+
+/* Open-addressing hash map from a non-zero 64-bit key to a 64-bit value. */
+typedef struct ptrmap {
+    uint64_t *keys;
+    uint64_t *vals;
+    size_t cap, len, tombs;
+} ptrmap;
+bool pm_get(const ptrmap *m, uint64_t key, uint64_t *val);
+void pm_put(ptrmap *m, uint64_t key, uint64_t val);
+void pm_del(ptrmap *m, uint64_t key);
+void pm_clear(ptrmap *m);
+
+/* Growable text buffer. */
+typedef struct strbuf {
+    char *s;
+    size_t len, cap;
+} strbuf;
+void sb_append(strbuf *b, const char *s, size_t n);
+void sb_printf(strbuf *b, const char *fmt, ...) MOCK_PRINTF(2, 3);
+void sb_free(strbuf *b);
+
+uint64_t now_ns(void);            /* CLOCK_MONOTONIC */
+void sleep_us(uint64_t us);
+bool parse_bytes(const char *s, uint64_t *out); /* "123", "4KiB", "64MiB", "2GiB" */
+uint64_t fp_mix(uint64_t h, uint64_t v);      /* fingerprint hashing */
+
+/* ------------------------------------------------------- extent allocator */
+
+/* Address-ordered free list with best-fit placement and coalescing. */
+typedef struct extent {
+    uint64_t off, len;
+} extent;
+typedef struct extent_alloc {
+    extent *v;
+    size_t n, cap;
+    uint64_t total, free;
+} extent_alloc;
+void ea_init(extent_alloc *a, uint64_t total);
+void ea_destroy(extent_alloc *a);
+bool ea_alloc(extent_alloc *a, uint64_t size, uint64_t align, uint64_t *off);
+/* Frees [off, off+len); lo and hi receive the coalesced free extent around it. */
+void ea_free(extent_alloc *a, uint64_t off, uint64_t len, uint64_t *lo, uint64_t *hi);
+uint64_t ea_largest(const extent_alloc *a);
+
+/* ------------------------------------------------------------- objects */
+
+enum obj_kind { OBJ_CTX = 1, OBJ_STREAM, OBJ_EVENT, OBJ_PHYS };
+
+typedef struct mock_obj {
+    int kind;
+    bool alive;
+    uint64_t id;
+    struct mock_obj *all_next; /* every object since reset, freed at reset */
+} mock_obj;
+
+typedef struct mock_stream mock_stream;
+
+typedef struct mock_ctx {
+    mock_obj h;
+    int device;
+    bool is_default;
+    mock_stream *default_stream;
+} mock_ctx;
+
+typedef enum task_kind {
+    TASK_COPY,
+    TASK_SET,
+    TASK_RECORD,
+    TASK_RESET_EVENT,
+    TASK_WAIT,
+    TASK_HOSTFN,
+    TASK_CALLBACK
+} task_kind;
+
+typedef struct mock_event mock_event;
+
+typedef struct mock_task {
+    struct mock_task *next;
+    task_kind kind;
+    enum mock_fn origin;
+    uint64_t seq;
+    union {
+        struct {
+            void *dst;
+            const void *src;
+            size_t count;
+            uint64_t dst_fp, src_fp;
+        } copy;
+        struct {
+            void *dst;
+            int value;
+            size_t count;
+            uint64_t fp;
+        } set;
+        struct {
+            mock_event *ev;
+            uint64_t gen;
+            int32_t timeout_ms;
+        } ev;
+        struct {
+            void (*fn)(void *);
+            void *arg;
+            bool block;
+            uint64_t thread;
+        } host;
+    } u;
+} mock_task;
+
+struct mock_stream {
+    mock_obj h;
+    mock_ctx *ctx;
+    int device;
+    bool is_default;
+    uint32_t priority, flags;
+    mock_task *head, *tail, *running;
+    uint64_t submitted, completed;
+    pthread_t thread;
+    pthread_cond_t cv;
+    bool has_thread, stopping, discard;
+    aclError sticky; /* reported by the next synchronize of this stream */
+    bool subscribed;
+    uint64_t sub_thread;
+};
+
+struct mock_event {
+    mock_obj h;
+    int device;
+    uint32_t flags;
+    bool timeline;
+    bool recorded;          /* has a recording (cleared by aclrtResetEvent) */
+    uint64_t rec_gen;       /* number of the latest recording */
+    uint64_t done_gen;      /* number of the latest recording that completed */
+    uint64_t ts_ns;         /* time the latest recording completed */
+    uint32_t pending_waits; /* queued aclrtStreamWaitEvent tasks */
+};
+
+typedef struct mock_phys {
+    mock_obj h;
+    int device;
+    uint64_t off, size, gran;
+    aclrtPhysicalMemProp prop;
+    uint32_t refs; /* user references (MallocPhysical + Retain) */
+    uint32_t maps; /* live mappings */
+    bool freed;    /* returned to the arena */
+} mock_phys;
+
+typedef struct mock_alloc {
+    uint64_t id;
+    uint64_t off, size, consumed;
+} mock_alloc;
+
+typedef struct mock_host {
+    uint64_t id;
+    uintptr_t addr;
+    size_t size;
+} mock_host;
+
+typedef struct mock_map {
+    uint64_t id;
+    uint64_t off, size; /* inside the reservation */
+    mock_phys *phys;
+    uint32_t access;
+} mock_map;
+
+typedef struct mock_resv {
+    uint64_t id;
+    int device;
+    uint64_t off, size; /* inside the device's VMM window */
+    uint64_t flags;
+    mock_map *maps;
+    size_t nmaps, capmaps;
+} mock_resv;
+
+typedef struct mock_device {
+    bool touched, windows;
+    uint64_t capacity;
+    int refcount;
+    mock_ctx *default_ctx;
+    uint32_t nstreams, nevents;
+    extent_alloc heap; /* HBM arena: aclrtMalloc and aclrtMallocPhysical */
+    extent_alloc vspace; /* VMM window: reservations */
+    uintptr_t mwin, vwin; /* aligned bases of the PROT_NONE windows */
+    uint64_t mwin_size, vwin_size;
+    void *mwin_map, *vwin_map;
+    size_t mwin_len, vwin_len;
+    unsigned char *backing; /* MAP_NORESERVE, indexed by arena offset */
+    uint64_t *bitmap;       /* touched backing pages */
+    size_t bitmap_bytes;
+    uint64_t touched_pages;
+    mock_alloc *allocs; /* sorted by off */
+    size_t nallocs, capallocs;
+    mock_resv **resvs; /* sorted by off */
+    size_t nresvs, capresvs;
+} mock_device;
+
+typedef struct mock_report {
+    struct mock_report *next;
+    void (*fn)(void *);
+    void *arg;
+    uint64_t thread;
+    mock_stream *stream;
+    bool done;
+    int refs;
+} mock_report;
+
+typedef struct mock_fault {
+    int fn;
+    uint64_t nth; /* 0 = every call */
+    uint64_t base;
+    aclError code;
+    char *msg;
+} mock_fault;
+
+/* ------------------------------------------------------------ global state */
+
+typedef struct mock_global {
+    pthread_mutex_t lock;
+    pthread_cond_t cv; /* CLOCK_MONOTONIC; broadcast on every completion */
+    uint64_t gen;      /* bumped by every reset; invalidates thread-local state */
+    uint64_t load_ns;
+
+    /* configuration */
+    uint32_t device_count;
+    uint64_t hbm_bytes;
+    char soc_name[64];
+    uint64_t delay_us;
+    bool abort_on_misuse;
+    size_t journal_cap;
+
+    /* init */
+    uint64_t init_count;
+    bool finalized;
+    bool init_config_known;
+    strbuf init_config;
+
+    /* ids */
+    uint64_t next_tid, next_ctx, next_stream, next_event, next_phys, next_alloc, next_host, next_resv, next_map;
+
+    /* objects */
+    mock_obj *objects;
+    ptrmap handles;      /* live-or-zombie handle -> kind */
+    mock_stream **streams; /* live streams, default ones included */
+    size_t nstreams, capstreams;
+    mock_device devices[MOCK_MAX_DEVICES];
+    mock_host *hosts; /* sorted by addr */
+    size_t nhosts, caphosts;
+    ptrmap freed_dev;  /* start address of a freed aclrtMalloc block -> id */
+    ptrmap freed_host; /* start address of a freed pinned block -> id */
+    ptrmap freed_resv; /* start address of a released reservation -> id */
+    mock_report *reports;
+
+    /* bookkeeping */
+    uint64_t live[ACLMOCK_RES_COUNT];
+    uint64_t misuse[ACLMOCK_MISUSE_COUNT];
+    strbuf misuse_log;
+    uint64_t calls[FN_COUNT];
+    mock_fault *faults;
+    size_t nfaults, capfaults;
+
+    /* journal */
+    char **ring;
+    size_t ring_cap;
+    uint64_t first_seq, next_seq;
+    void *trace; /* FILE * */
+} mock_global;
+
+extern mock_global G;
+
+void mock_lock(void);
+void mock_unlock(void);
+/* Waits on G.cv; deadline 0 = forever. Returns false on timeout. */
+bool mock_wait_until(uint64_t deadline_ns);
+void mock_broadcast(void);
+uint64_t deadline_after_ms(int32_t timeout_ms); /* -1 -> 0 (forever) */
+void obj_register(mock_obj *o, int kind, uint64_t id);
+/* The live-or-zombie object behind a handle of `kind`, or NULL. */
+mock_obj *obj_lookup(const void *handle, int kind);
+
+/* -------------------------------------------------------- thread-local */
+
+typedef struct mock_tls {
+    uint64_t gen;
+    uint64_t tid;
+    mock_ctx *ctx;
+    aclError last_error;
+    int cur_fn; /* function being executed on this thread, -1 if none */
+    size_t msg_len;
+    char msg[4096];
+    char returned[4096];
+} mock_tls;
+mock_tls *tls(void);
+mock_ctx *cur_ctx(void);     /* the thread's current context if alive, else NULL */
+uint64_t thread_small_id(void);
+
+/* ------------------------------------------------------- errors, misuse */
+
+/* Records a failure of the current call: message (accumulated per thread,
+ * prefixed with a runtime-style code and the function name) and last error. */
+aclError fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
+/* Counts and logs a misuse (and aborts if ASCENDCL_MOCK_ABORT_ON_MISUSE=1). */
+void misuse(aclmockMisuse kind, const char *fmt, ...) MOCK_PRINTF(2, 3);
+void errors_reset_locked(void);
+
+/* ------------------------------------------------------------- journal */
+
+typedef struct mock_call {
+    int fn;
+    int saved_fn;
+    uint64_t t0;
+    size_t an, on;
+    bool faulted;
+    aclError fault_code;
+    char args[768];
+    char out[384];
+} mock_call;
+
+void call_begin(mock_call *c, int fn); /* takes the lock */
+/* Returns true if an injected fault applies; the call must then end. */
+bool call_faulted(mock_call *c);
+aclError call_end(mock_call *c, aclError rc); /* journals, releases the lock */
+void ja_i64(mock_call *c, const char *key, int64_t v);
+void ja_u64(mock_call *c, const char *key, uint64_t v);
+void ja_hex(mock_call *c, const char *key, uint64_t v);
+void ja_str(mock_call *c, const char *key, const char *s);
+void ja_ptr(mock_call *c, const char *key, const void *p);  /* symbolic address */
+void ja_obj(mock_call *c, const char *key, const void *h, int kind); /* symbolic handle */
+void ja_stream(mock_call *c, const char *key, const void *s);
+void jo_i64(mock_call *c, const char *key, int64_t v);
+void jo_u64(mock_call *c, const char *key, uint64_t v);
+void jo_str(mock_call *c, const char *key, const char *s);
+void jo_ptr(mock_call *c, const char *key, const void *p);
+void jo_obj(mock_call *c, const char *key, const void *h, int kind);
+void jo_f64(mock_call *c, const char *key, double v);
+void journal_reset_locked(void);
+
+/* -------------------------------------------------------------- faults */
+bool fault_check_locked(int fn, aclError *code, const char **msg);
+void faults_reset_locked(void); /* clears and re-reads ASCENDCL_MOCK_FAULTS */
+
+/* ------------------------------------------------------------- devices */
+bool device_valid(int32_t id);
+mock_device *device_get(int32_t id);  /* touches the device */
+aclError device_windows(int32_t id);   /* creates the address windows lazily */
+void device_release_ref(int32_t id, bool force);
+void devices_reset_locked(void);
+/* Current context or fail(107002). */
+mock_ctx *need_ctx(void);
+
+/* ------------------------------------------------------------ contexts */
+mock_ctx *ctx_create(int32_t device, bool is_default);
+void ctx_teardown(mock_ctx *ctx); /* destroys the context's streams */
+
+/* ------------------------------------------------------------- streams */
+mock_stream *stream_create(mock_ctx *ctx, bool is_default, uint32_t priority, uint32_t flags);
+/* Resolves a stream argument (NULL = default stream of the current context);
+ * fails with the right code and misuse when invalid. */
+mock_stream *stream_arg(const void *handle);
+aclError stream_enqueue(mock_stream *s, mock_task *t); /* takes ownership */
+/* Waits until the stream completed task `seq`; false on timeout. */
+bool stream_wait_seq(mock_stream *s, uint64_t seq, uint64_t deadline_ns);
+void stream_destroy(mock_stream *s, bool force);
+void streams_stop_all_locked(void);
+mock_task *task_new(task_kind kind);
+
+/* -------------------------------------------------------------- events */
+void event_task_done(mock_task *t, bool executed);
+bool event_wait_ready(const mock_task *t);
+
+/* ------------------------------------------------------ memory, arena */
+enum mem_where { MEM_HOST = 0, MEM_PINNED, MEM_DEVICE };
+typedef struct mem_range {
+    int where;
+    int device;
+    uint64_t fp; /* identity of the allocations/mappings behind the range */
+} mem_range;
+/* Classifies [p, p+n) and validates device and pinned ranges. With quiet,
+ * sets no message and counts no misuse (worker re-validation). */
+aclError mem_classify(const void *p, size_t n, bool write, bool quiet, mem_range *out);
+int mem_where(const void *p);
+/* Which device window holds address a (vmm: the VMM window), if any. */
+bool mem_window(uintptr_t a, int *dev, bool *vmm);
+/* Copies between any two validated ranges (device backing or host). */
+void mem_copy(void *dst, const void *src, size_t n);
+void mem_fill(void *dst, int value, size_t n);
+void arena_release_backing(int device, uint64_t off, uint64_t len, uint64_t lo, uint64_t hi);
+uint64_t arena_backed_bytes(void);
+/* Symbolic name of an address for the journal. */
+void sym_addr(const void *p, char *buf, size_t cap);
+mock_alloc *alloc_find(mock_device *d, uint64_t off, bool containing);
+mock_host *host_find(uintptr_t addr, bool containing);
+mock_resv *resv_find(mock_device *d, uint64_t off);
+mock_map *map_find(mock_resv *r, uint64_t off);
+void phys_release_if_unused(mock_phys *p);
+/* A physical handle argument; NULL (with error and misuse) when invalid. */
+mock_phys *phys_arg(const void *handle, bool allow_freed);
+/* The reservation holding `va` (its device in *dev), or NULL. */
+mock_resv *resv_of(const void *va, int *dev);
+void memory_reset_locked(void);
+void hostderef_install(void);
+
+/* ------------------------------------------------------------ callbacks */
+void callback_execute(mock_stream *s, mock_task *t); /* worker side */
+void callbacks_reset_locked(void);
+void callbacks_stream_gone(mock_stream *s);
+
+#endif /* ACLMOCK_INTERNAL_MOCK_H */

@@ -1,0 +1,450 @@
+/*
+ * stream.c: streams. Each stream is an in-order task queue run by its own
+ * worker thread (started on the first task). Every task first sleeps the
+ * configured delay, so a missing synchronize is observable as stale data.
+ * The worker holds the global lock only while it looks at state or moves
+ * data, never while it sleeps or runs a user callback.
+ */
+#include "mock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+mock_task *task_new(task_kind kind)
+{
+    mock_task *t = calloc(1, sizeof(*t));
+    if (t) {
+        t->kind = kind;
+    }
+    return t;
+}
+
+mock_stream *stream_create(mock_ctx *ctx, bool is_default, uint32_t priority, uint32_t flags)
+{
+    mock_stream *s = calloc(1, sizeof(*s));
+    if (!s) {
+        return NULL;
+    }
+    if (G.nstreams == G.capstreams) {
+        size_t ncap = G.capstreams ? G.capstreams * 2 : 32;
+        mock_stream **nv = realloc(G.streams, ncap * sizeof(*nv));
+        if (!nv) {
+            free(s);
+            return NULL;
+        }
+        G.streams = nv;
+        G.capstreams = ncap;
+    }
+    obj_register(&s->h, OBJ_STREAM, is_default ? 0 : ++G.next_stream);
+    pthread_cond_init(&s->cv, NULL);
+    s->ctx = ctx;
+    s->device = ctx->device;
+    s->is_default = is_default;
+    s->priority = priority;
+    s->flags = flags;
+    G.streams[G.nstreams++] = s;
+    if (!is_default) {
+        G.live[ACLMOCK_RES_STREAM]++;
+        G.devices[s->device].nstreams++;
+    }
+    return s;
+}
+
+mock_stream *stream_arg(const void *handle)
+{
+    if (!handle) {
+        mock_ctx *ctx = need_ctx();
+        return ctx ? ctx->default_stream : NULL;
+    }
+    mock_stream *s = (mock_stream *)obj_lookup(handle, OBJ_STREAM);
+    if (!s || !s->h.alive) {
+        misuse(ACLMOCK_MISUSE_DESTROYED_HANDLE, "stream %p is %s", handle, s ? "destroyed" : "not a live stream");
+        fail(ACL_ERROR_RT_PARAM_INVALID, "stream %p is %s", handle,
+             s ? "already destroyed" : "not a stream of this runtime");
+        return NULL;
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------- worker */
+
+static void task_finish(mock_task *t, bool executed)
+{
+    if (t->kind == TASK_RECORD) {
+        event_task_done(t, executed);
+    } else if (t->kind == TASK_WAIT && t->u.ev.ev->pending_waits) {
+        t->u.ev.ev->pending_waits--;
+    }
+}
+
+static bool discarding(const mock_stream *s) { return s->stopping && s->discard; }
+
+/* Checks that a device or pinned side of a queued task still refers to the
+ * same memory as when it was queued. */
+static bool side_still_valid(const mock_stream *s, const mock_task *t, const void *p, size_t n, bool write,
+                             uint64_t fp, const char *role)
+{
+    if (fp == 0) {
+        return true; /* pageable host memory: the call waited for the task */
+    }
+    mem_range r;
+    if (mem_classify(p, n, write, true, &r) == ACL_SUCCESS && r.fp == fp) {
+        return true;
+    }
+    char sym[96];
+    sym_addr(p, sym, sizeof(sym));
+    misuse(ACLMOCK_MISUSE_USE_AFTER_FREE, "%s queued on s%llu: %s %p (%s) was freed or unmapped before the task ran",
+           mock_fn_names[t->origin], (unsigned long long)s->h.id, role, p, sym);
+    return false;
+}
+
+static void task_execute(mock_stream *s, mock_task *t)
+{
+    switch (t->kind) {
+    case TASK_COPY:
+        if (side_still_valid(s, t, t->u.copy.dst, t->u.copy.count, true, t->u.copy.dst_fp, "destination") &&
+            side_still_valid(s, t, t->u.copy.src, t->u.copy.count, false, t->u.copy.src_fp, "source")) {
+            mem_copy(t->u.copy.dst, t->u.copy.src, t->u.copy.count);
+        }
+        break;
+    case TASK_SET:
+        if (side_still_valid(s, t, t->u.set.dst, t->u.set.count, true, t->u.set.fp, "destination")) {
+            mem_fill(t->u.set.dst, t->u.set.value, t->u.set.count);
+        }
+        break;
+    case TASK_RECORD: /* completed by task_finish */
+        break;
+    case TASK_RESET_EVENT:
+        t->u.ev.ev->recorded = false;
+        break;
+    case TASK_WAIT:
+        break;
+    case TASK_HOSTFN:
+        mock_unlock();
+        t->u.host.fn(t->u.host.arg);
+        mock_lock();
+        break;
+    case TASK_CALLBACK:
+        callback_execute(s, t);
+        break;
+    }
+}
+
+static void wait_for_event(mock_stream *s, mock_task *t)
+{
+    uint64_t deadline = t->u.ev.timeout_ms > 0 ? deadline_after_ms(t->u.ev.timeout_ms) : 0;
+    while (!event_wait_ready(t) && !discarding(s)) {
+        if (!mock_wait_until(deadline) && !event_wait_ready(t)) {
+            s->sticky = ACL_ERROR_RT_WAIT_TIMEOUT;
+            break;
+        }
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    mock_stream *s = arg;
+    mock_lock();
+    tls()->ctx = s->ctx;
+    for (;;) {
+        while (!s->head && !s->stopping) {
+            pthread_cond_wait(&s->cv, &G.lock);
+        }
+        if (!s->head) {
+            break;
+        }
+        mock_task *t = s->head;
+        s->running = t;
+        bool executed = false;
+        if (!discarding(s)) {
+            if (t->kind == TASK_WAIT) {
+                wait_for_event(s, t);
+            }
+            uint64_t delay = G.delay_us;
+            if (delay) {
+                mock_unlock();
+                sleep_us(delay);
+                mock_lock();
+            }
+            if (!discarding(s)) {
+                task_execute(s, t);
+                executed = true;
+            }
+        }
+        task_finish(t, executed);
+        s->head = t->next;
+        if (!s->head) {
+            s->tail = NULL;
+        }
+        s->running = NULL;
+        s->completed++;
+        free(t);
+        mock_broadcast();
+    }
+    mock_unlock();
+    return NULL;
+}
+
+aclError stream_enqueue(mock_stream *s, mock_task *t)
+{
+    if (!s->has_thread) {
+        if (pthread_create(&s->thread, NULL, worker_main, s) != 0) {
+            task_finish(t, false);
+            free(t);
+            return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "cannot start the worker thread of the stream");
+        }
+        s->has_thread = true;
+    }
+    int cur = tls()->cur_fn;
+    t->origin = cur >= 0 ? (enum mock_fn)cur : FN_aclrtLaunchHostFunc;
+    t->seq = ++s->submitted;
+    t->next = NULL;
+    if (s->tail) {
+        s->tail->next = t;
+    } else {
+        s->head = t;
+    }
+    s->tail = t;
+    pthread_cond_signal(&s->cv);
+    return ACL_SUCCESS;
+}
+
+bool stream_wait_seq(mock_stream *s, uint64_t seq, uint64_t deadline_ns)
+{
+    while (s->completed < seq) {
+        if (!mock_wait_until(deadline_ns)) {
+            return s->completed >= seq;
+        }
+    }
+    return true;
+}
+
+static void discard_pending(mock_stream *s)
+{
+    mock_task **link = s->running ? &s->running->next : &s->head;
+    mock_task *t = *link;
+    *link = NULL;
+    s->tail = s->running;
+    while (t) {
+        mock_task *next = t->next;
+        task_finish(t, false);
+        s->completed++;
+        free(t);
+        t = next;
+    }
+    mock_broadcast();
+}
+
+void stream_destroy(mock_stream *s, bool force)
+{
+    if (!s->h.alive) {
+        return;
+    }
+    s->h.alive = false;
+    for (size_t i = 0; i < G.nstreams; i++) {
+        if (G.streams[i] == s) {
+            G.streams[i] = G.streams[--G.nstreams];
+            break;
+        }
+    }
+    if (!s->is_default) {
+        G.live[ACLMOCK_RES_STREAM]--;
+        G.devices[s->device].nstreams--;
+    }
+    bool self = s->has_thread && pthread_equal(s->thread, pthread_self());
+    if (force) {
+        discard_pending(s);
+    } else if (!self) {
+        stream_wait_seq(s, s->submitted, 0);
+    }
+    callbacks_stream_gone(s);
+    s->stopping = true;
+    pthread_cond_signal(&s->cv);
+    if (s->has_thread && !self) {
+        pthread_t th = s->thread;
+        s->has_thread = false;
+        mock_unlock();
+        pthread_join(th, NULL);
+        mock_lock();
+    }
+    /* a worker destroying its own stream finishes the queue and is joined by aclmockReset */
+}
+
+void streams_stop_all_locked(void)
+{
+    for (mock_obj *o = G.objects; o; o = o->all_next) {
+        if (o->kind == OBJ_STREAM) {
+            mock_stream *s = (mock_stream *)o;
+            s->stopping = true;
+            s->discard = true;
+            pthread_cond_signal(&s->cv);
+        }
+    }
+    mock_broadcast();
+}
+
+/* ------------------------------------------------------------ exported */
+
+static aclError create_stream(mock_call *c, aclrtStream *stream, uint32_t priority, uint32_t flag)
+{
+    if (!stream) {
+        return fail(ACL_ERROR_INVALID_PARAM, "stream is null");
+    }
+    if (priority > 7) {
+        return fail(ACL_ERROR_RT_PARAM_INVALID, "priority %u is out of range [0, 7]", priority);
+    }
+    const uint32_t known = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT |
+                           ACL_STREAM_HUGE | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
+    if (flag & ~known) {
+        return fail(ACL_ERROR_RT_PARAM_INVALID, "flag 0x%x has unknown bits 0x%x", flag, flag & ~known);
+    }
+    mock_ctx *ctx = need_ctx();
+    if (!ctx) {
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    if (G.devices[ctx->device].nstreams >= MOCK_STREAMS_PER_DEVICE) {
+        return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "device %d already has %d streams", ctx->device,
+                    MOCK_STREAMS_PER_DEVICE);
+    }
+    mock_stream *s = stream_create(ctx, false, priority, flag);
+    if (!s) {
+        return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
+    }
+    *stream = s;
+    jo_obj(c, "stream", s, OBJ_STREAM);
+    return ACL_SUCCESS;
+}
+
+ACLMOCK_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtCreateStream);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    return call_end(&c, create_stream(&c, stream, 0, 0));
+}
+
+ACLMOCK_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtCreateStreamWithConfig);
+    ja_u64(&c, "priority", priority);
+    ja_hex(&c, "flag", flag);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    return call_end(&c, create_stream(&c, stream, priority, flag));
+}
+
+static aclError destroy_stream(int fn, aclrtStream stream, bool force)
+{
+    mock_call c;
+    call_begin(&c, fn);
+    ja_stream(&c, "stream", stream);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!stream) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "stream is null"));
+    }
+    mock_stream *s = stream_arg(stream);
+    if (!s) {
+        return call_end(&c, ACL_ERROR_RT_PARAM_INVALID);
+    }
+    mock_ctx *ctx = need_ctx();
+    if (!ctx) {
+        return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
+    }
+    if (s->ctx != ctx) {
+        misuse(ACLMOCK_MISUSE_WRONG_CONTEXT, "stream s%llu belongs to context c%llu but the current context is c%llu",
+               (unsigned long long)s->h.id, (unsigned long long)s->ctx->h.id, (unsigned long long)ctx->h.id);
+        return call_end(&c, fail(ACL_ERROR_RT_STREAM_CONTEXT,
+                                 "stream s%llu is not in the current context (it belongs to c%llu, current is c%llu)",
+                                 (unsigned long long)s->h.id, (unsigned long long)s->ctx->h.id,
+                                 (unsigned long long)ctx->h.id));
+    }
+    stream_destroy(s, force);
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
+{
+    return destroy_stream(FN_aclrtDestroyStream, stream, false);
+}
+
+ACLMOCK_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    return destroy_stream(FN_aclrtDestroyStreamForce, stream, true);
+}
+
+static aclError sync_stream(int fn, aclrtStream stream, int32_t timeout, bool has_timeout)
+{
+    mock_call c;
+    call_begin(&c, fn);
+    ja_stream(&c, "stream", stream);
+    if (has_timeout) {
+        ja_i64(&c, "timeout", timeout);
+    }
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (has_timeout && (timeout == 0 || timeout < -1)) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));
+    }
+    if (!need_ctx()) {
+        return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
+    }
+    mock_stream *s = stream_arg(stream);
+    if (!s) {
+        return call_end(&c, tls()->last_error);
+    }
+    const uint32_t no_sync = ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE;
+    if (s->flags & no_sync) {
+        return call_end(&c, ACL_SUCCESS);
+    }
+    uint64_t deadline = has_timeout ? deadline_after_ms(timeout) : 0;
+    if (!stream_wait_seq(s, s->submitted, deadline)) {
+        return call_end(&c, fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                                 "stream s%llu still has %llu queued task(s) after %d ms",
+                                 (unsigned long long)s->h.id, (unsigned long long)(s->submitted - s->completed),
+                                 timeout));
+    }
+    if (s->sticky) {
+        aclError e = s->sticky;
+        s->sticky = ACL_SUCCESS;
+        return call_end(&c, fail(e, "a task of stream s%llu failed: an event wait timed out",
+                                 (unsigned long long)s->h.id));
+    }
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    return sync_stream(FN_aclrtSynchronizeStream, stream, -1, false);
+}
+
+ACLMOCK_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    return sync_stream(FN_aclrtSynchronizeStreamWithTimeout, stream, timeout, true);
+}
+
+ACLMOCK_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtStreamQuery);
+    ja_stream(&c, "stream", stream);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!status) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "status is null"));
+    }
+    mock_stream *s = stream_arg(stream);
+    if (!s) {
+        return call_end(&c, tls()->last_error);
+    }
+    *status = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    jo_i64(&c, "status", *status);
+    return call_end(&c, ACL_SUCCESS);
+}

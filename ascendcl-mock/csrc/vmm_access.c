@@ -1,0 +1,149 @@
+/*
+ * vmm_access.c: access rights of mappings and handle queries:
+ * aclrtMemSetAccess, aclrtMemGetAccess, aclrtMemRetainAllocationHandle and
+ * aclrtMemGetAllocationPropertiesFromHandle. Only the device that owns a
+ * reservation can be given access to it (no peer access in the mock); copies
+ * and fills respect the rights (a read-only mapping cannot be written).
+ */
+#include "mock.h"
+
+/* The mapping that contains `va`, or NULL. */
+static mock_map *mapping_at(const void *va, mock_resv **res)
+{
+    int dev = -1;
+    mock_resv *r = resv_of(va, &dev);
+    if (!r) {
+        return NULL;
+    }
+    *res = r;
+    return map_find(r, (uintptr_t)va - G.devices[dev].vwin - r->off);
+}
+
+ACLMOCK_EXPORT aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtMemSetAccess);
+    ja_ptr(&c, "virPtr", virPtr);
+    ja_u64(&c, "size", size);
+    ja_u64(&c, "count", count);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!virPtr || !desc || size == 0 || count == 0) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "virPtr, desc, size and count must be non-zero"));
+    }
+    mock_resv *r = NULL;
+    mock_map *first = mapping_at(virPtr, &r);
+    if (!first) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not mapped", virPtr));
+    }
+    uint64_t start = (uintptr_t)virPtr - G.devices[r->device].vwin - r->off;
+    if (size > r->size - start) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "[%p, +%zu) goes past the end of range v%llu", virPtr,
+                                 size, (unsigned long long)r->id));
+    }
+    for (uint64_t cur = start; cur < start + size;) {
+        mock_map *m = map_find(r, cur);
+        if (!m) {
+            return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "v%llu+0x%llx inside [%p, +%zu) is not mapped",
+                                     (unsigned long long)r->id, (unsigned long long)cur, virPtr, size));
+        }
+        cur = m->off + m->size;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const aclrtMemAccessDesc *d = &desc[i];
+        if (d->location.type != ACL_MEM_LOCATION_TYPE_DEVICE) {
+            return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "desc[%zu].location.type %d is not a device", i,
+                                     (int)d->location.type));
+        }
+        if (d->flags != ACL_RT_MEM_ACCESS_FLAGS_NONE && d->flags != ACL_RT_MEM_ACCESS_FLAGS_READ &&
+            d->flags != ACL_RT_MEM_ACCESS_FLAGS_READWRITE) {
+            return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "desc[%zu].flags 0x%x is not an access flag", i,
+                                     (unsigned)d->flags));
+        }
+        if ((int64_t)d->location.id != (int64_t)r->device) {
+            return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID,
+                                     "desc[%zu]: device %u cannot access range v%llu of device %d", i,
+                                     d->location.id, (unsigned long long)r->id, r->device));
+        }
+    }
+    for (uint64_t cur = start; cur < start + size;) {
+        mock_map *m = map_find(r, cur);
+        m->access = (uint32_t)desc[count - 1].flags;
+        cur = m->off + m->size;
+    }
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtMemGetAccess);
+    ja_ptr(&c, "virPtr", virPtr);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!virPtr || !location || !flag) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "virPtr, location and flag must be non-null"));
+    }
+    if (location->type != ACL_MEM_LOCATION_TYPE_DEVICE) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "location.type %d is not a device", (int)location->type));
+    }
+    if (location->id > INT32_MAX || !device_valid((int32_t)location->id)) {
+        return call_end(&c, fail(ACL_ERROR_RT_INVALID_DEVICEID, "location.id %u is not a valid device", location->id));
+    }
+    mock_resv *r = NULL;
+    mock_map *m = mapping_at(virPtr, &r);
+    if (!m) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not mapped", virPtr));
+    }
+    *flag = (int64_t)location->id == (int64_t)r->device ? m->access : ACL_RT_MEM_ACCESS_FLAGS_NONE;
+    jo_u64(&c, "flag", *flag);
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtMemRetainAllocationHandle);
+    ja_ptr(&c, "virPtr", virPtr);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!virPtr || !handle) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "%s is null", virPtr ? "handle" : "virPtr"));
+    }
+    mock_resv *r = NULL;
+    mock_map *m = mapping_at(virPtr, &r);
+    if (!m) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not mapped", virPtr));
+    }
+    /* a retained handle is one more reference, released by aclrtFreePhysical */
+    m->phys->refs++;
+    m->phys->h.alive = true;
+    *handle = m->phys;
+    jo_obj(&c, "handle", m->phys, OBJ_PHYS);
+    return call_end(&c, ACL_SUCCESS);
+}
+
+ACLMOCK_EXPORT aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle,
+                                                                  aclrtPhysicalMemProp *prop)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtMemGetAllocationPropertiesFromHandle);
+    ja_obj(&c, "handle", handle, OBJ_PHYS);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!prop) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "prop is null"));
+    }
+    mock_phys *p = phys_arg(handle, false);
+    if (!p) {
+        return call_end(&c, tls()->last_error);
+    }
+    *prop = p->prop;
+    jo_i64(&c, "memAttr", (int64_t)p->prop.memAttr);
+    jo_i64(&c, "device", (int64_t)p->prop.location.id);
+    return call_end(&c, ACL_SUCCESS);
+}
