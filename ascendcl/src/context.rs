@@ -234,36 +234,33 @@ impl Drop for ContextInner {
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
         );
-        if !pooled.is_empty() || self.explicit {
+        let raw = self.raw;
+        let bind = || {
             // SAFETY: the handle is live until the destroy below.
-            let bound = check(lib, "aclrtSetCurrentContext", unsafe {
-                lib.aclrtSetCurrentContext(self.raw)
-            });
-            if bound.is_err() {
-                deferred::park_result("a context", bound);
-                return;
-            }
-            note_current(self.id);
-        }
+            check(lib, "aclrtSetCurrentContext", unsafe {
+                lib.aclrtSetCurrentContext(raw)
+            })
+        };
         for event in pooled {
-            // SAFETY: a pooled event is idle (its last use was synchronized
-            // before it was returned) and owned by this pool.
-            deferred::park_result(
-                "a pooled event",
+            deferred::release("a pooled event", || {
+                bind()?;
+                // SAFETY: a pooled event that no buffer or pending operation
+                // holds any more, owned by this pool; destroyed once.
                 check(lib, "aclrtDestroyEvent", unsafe {
                     lib.aclrtDestroyEvent(event.0)
-                }),
-            );
+                })
+            });
         }
         if self.explicit {
-            // SAFETY: an explicit context we created; no child object is alive
-            // (they all hold this context).
-            let result = check(lib, "aclrtDestroyContext", unsafe {
-                lib.aclrtDestroyContext(self.raw)
+            deferred::release("a context", || {
+                // SAFETY: an explicit context we created; no child object is
+                // alive (they all hold this context); destroyed once.
+                check(lib, "aclrtDestroyContext", unsafe {
+                    lib.aclrtDestroyContext(raw)
+                })
             });
-            deferred::park_result("a context", result);
-            forget_current_context();
         }
+        forget_current_context();
     }
 }
 

@@ -31,13 +31,13 @@ pub(crate) struct DeviceRef {
 
 impl Drop for DeviceRef {
     fn drop(&mut self) {
-        let lib = self.runtime.lib();
-        // SAFETY: this reference was taken by our aclrtSetDevice; every object
-        // of the device that we own is gone (they hold this reference).
-        let result = check(lib, "aclrtResetDevice", unsafe {
-            lib.aclrtResetDevice(self.id)
+        let (lib, id) = (self.runtime.lib(), self.id);
+        deferred::release("a device", || {
+            // SAFETY: this reference was taken by our aclrtSetDevice; every
+            // object of the device that we own is gone (they hold this
+            // reference); a failed reset leaves the reference to reset again.
+            check(lib, "aclrtResetDevice", unsafe { lib.aclrtResetDevice(id) })
         });
-        deferred::park_result("a device", result);
         crate::context::forget_current_context();
     }
 }

@@ -203,14 +203,15 @@ impl Event {
 
 impl Drop for EventInner {
     fn drop(&mut self) {
-        let result = self.ctx.bind().and_then(|()| {
+        deferred::release("an event", || {
+            self.ctx.bind()?;
             let lib = self.ctx.lib();
-            // SAFETY: the last handle to an event we created.
+            // SAFETY: the last handle to an event we created (a failed
+            // destroy leaves it alive, so trying again is sound).
             check(lib, "aclrtDestroyEvent", unsafe {
                 lib.aclrtDestroyEvent(self.raw)
             })
         });
-        deferred::park_result("an event", result);
     }
 }
 

@@ -1,6 +1,6 @@
 //! `Pending`: an operation queued on a stream, holding its buffers.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::deferred;
 use crate::error::Result;
@@ -31,7 +31,10 @@ use crate::tracker::UseTracker;
 #[must_use = "dropping a Pending waits for the operation at once; keep it and call .wait() to overlap work and see errors"]
 pub struct Pending<'a, D: Tracked + ?Sized> {
     stream: &'a Stream,
-    marker: Option<Arc<Marker>>,
+    /// Weak: the buffers' trackers own the marker. A completed-and-cleared
+    /// marker is gone, and a leaked `Pending` (`mem::forget`) leaks nothing
+    /// that keeps a context alive.
+    marker: Option<Weak<Marker>>,
     source: Option<&'a UseTracker>,
     destination: &'a mut D,
 }
@@ -54,7 +57,7 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     ) -> Self {
         Pending {
             stream,
-            marker: Some(marker),
+            marker: Some(Arc::downgrade(&marker)),
             source,
             destination,
         }
@@ -67,7 +70,7 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
 
     /// Whether the operation has finished, without waiting.
     pub fn is_complete(&self) -> Result<bool> {
-        match &self.marker {
+        match self.marker.as_ref().and_then(Weak::upgrade) {
             Some(marker) => marker.is_complete(),
             None => Ok(true),
         }
@@ -80,7 +83,9 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let Some(marker) = self.marker.take() else {
+        // No marker left: every buffer's tracker has moved past it, which
+        // happens only once it (or later work on the same stream) completed.
+        let Some(marker) = self.marker.take().and_then(|m| m.upgrade()) else {
             return Ok(());
         };
         // On failure the buffers keep the marker: later accesses wait again.

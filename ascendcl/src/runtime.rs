@@ -8,7 +8,7 @@
 //! ([`Runtime::finalize`]) and refused while any object is alive; nothing is
 //! finalized from a destructor or a static, as the CANN docs require.
 
-use std::ffi::{CStr, c_char};
+use std::ffi::c_char;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ascendcl_sys::{self as sys, Library};
@@ -44,6 +44,16 @@ impl std::fmt::Debug for Runtime {
             .field("owns_init", &self.inner.owns_init)
             .finish()
     }
+}
+
+/// The text of a NUL-terminated (or full) C char array.
+fn c_chars_to_string(chars: &[c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// The process's runtime, once initialised. Holding it here (not in a static
@@ -148,28 +158,36 @@ impl Runtime {
         Ok((major, minor, patch))
     }
 
-    /// The installed CANN version string, where the library can tell it
-    /// (`aclsysGetVersionStr`, CANN 8.5+); `None` for older libraries.
+    /// The installed CANN version, where the library can tell it: the
+    /// `runtime` package's version (`aclsysGetVersionStr`, CANN 8.5+), else
+    /// `aclsysGetCANNVersion` (older 8.x); `None` when neither answers.
     pub fn cann_version(&self) -> Result<Option<String>> {
         let lib = self.lib();
-        if !lib.has_symbol("aclsysGetVersionStr") {
-            return Ok(None);
-        }
-        let mut name = *b"cann\0";
-        let mut version = [0 as c_char; sys::ACL_PKG_VERSION_MAX_SIZE as usize];
-        // SAFETY: `name` is NUL-terminated; `version` has the documented size.
-        let code =
-            unsafe { lib.aclsysGetVersionStr(name.as_mut_ptr().cast(), version.as_mut_ptr()) }?;
-        if code != 0 {
-            // An older runtime that knows the function but not the package.
+        if lib.has_symbol("aclsysGetVersionStr") {
+            // The package name is a directory of ${INSTALL_DIR}/share/info.
+            let mut name = *b"runtime\0";
+            let mut version = [0 as c_char; sys::ACL_PKG_VERSION_MAX_SIZE as usize];
+            // SAFETY: `name` is NUL-terminated; `version` has the documented size.
+            let code =
+                unsafe { lib.aclsysGetVersionStr(name.as_mut_ptr().cast(), version.as_mut_ptr()) }?;
+            if code == 0 {
+                return Ok(Some(c_chars_to_string(&version)));
+            }
             let _ = crate::call::recent_message(lib);
-            return Ok(None);
         }
-        // SAFETY: the runtime wrote a NUL-terminated string into `version`.
-        let text = unsafe { CStr::from_ptr(version.as_ptr()) }
-            .to_string_lossy()
-            .into_owned();
-        Ok(Some(text))
+        if lib.has_symbol("aclsysGetCANNVersion") {
+            // SAFETY: the struct is plain char arrays; all-zero is a valid value.
+            let mut version: sys::aclCANNPackageVersion = unsafe { std::mem::zeroed() };
+            // SAFETY: a valid out-pointer to a struct of the declared layout.
+            let code = unsafe {
+                lib.aclsysGetCANNVersion(sys::aclCANNPackageName::ACL_PKG_NAME_CANN, &mut version)
+            }?;
+            if code == 0 {
+                return Ok(Some(c_chars_to_string(&version.version)));
+            }
+            let _ = crate::call::recent_message(lib);
+        }
+        Ok(None)
     }
 
     /// The SoC name of device 0, e.g. `Ascend910B1`.

@@ -101,6 +101,24 @@ impl UseTracker {
         }
     }
 
+    /// Before releasing the memory from a destructor: waits for the last
+    /// use, trying again and then a device-wide synchronize if that fails.
+    /// Returns false (the error parked) only if all of that failed, in which
+    /// case queued work may still use the memory and it must be leaked.
+    pub(crate) fn wait_idle_before_release(&self, ctx: &Context, during: &'static str) -> bool {
+        if self.wait_idle(ctx).is_ok() || self.wait_idle(ctx).is_ok() {
+            return true;
+        }
+        self.set_unknown_use();
+        match self.wait_idle(ctx) {
+            Ok(()) => true,
+            Err(error) => {
+                crate::deferred::park(during, error);
+                false
+            }
+        }
+    }
+
     /// Orders work about to be queued on `stream` after the last use, when
     /// that use was on another stream.
     pub(crate) fn order_before(&self, stream: &Stream, raw_stream: aclrtStream) -> Result<()> {

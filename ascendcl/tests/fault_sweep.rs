@@ -86,7 +86,7 @@ fn sweep(scenario: Scenario) {
             }
             Ok(()) => assert!(
                 count(function, &calls) > count(function, &baseline),
-                "{function} #{nth} failed, the scenario returned Ok, and the call was not retried"
+                "{function} #{nth} failed, the scenario returned Ok, and the call was not retried:\n{calls:?}\n{baseline:?}"
             ),
         }
         let _ = ascendcl::take_deferred_errors();

@@ -90,12 +90,10 @@ impl Drop for Allocation {
         if self.released {
             return;
         }
-        if let Err(error) = self.tracker.wait_idle(&self.ctx) {
-            // Queued work may still use the memory: leaking it is the only safe choice.
-            deferred::park(
-                "a device buffer (its memory was leaked: queued work could not be waited for)",
-                error,
-            );
+        // If even that fails, queued work may still use the memory: leaking
+        // it is the only safe choice.
+        let during = "a device buffer (leaked: its queued work could not be waited for)";
+        if !self.tracker.wait_idle_before_release(&self.ctx, during) {
             return;
         }
         deferred::release("a device buffer", || self.release());

@@ -139,22 +139,21 @@ impl<T: DeviceCopy> DerefMut for HostBuffer<T> {
 
 impl<T: DeviceCopy> Drop for HostBuffer<T> {
     fn drop(&mut self) {
-        if let Err(error) = self.tracker.wait_idle(&self.ctx) {
-            deferred::park(
-                "a host buffer (its memory was leaked: queued work could not be waited for)",
-                error,
-            );
+        // If even that fails, queued copies may still use the memory:
+        // leaking it is the only safe choice.
+        let during = "a host buffer (leaked: its queued work could not be waited for)";
+        if !self.tracker.wait_idle_before_release(&self.ctx, during) {
             return;
         }
-        let result = self.ctx.bind().and_then(|()| {
+        deferred::release("a host buffer", || {
+            self.ctx.bind()?;
             let lib = self.ctx.lib();
-            // SAFETY: memory we allocated with aclrtMallocHost, freed once,
-            // with no queued use left.
+            // SAFETY: memory we allocated with aclrtMallocHost, not yet freed
+            // (a failed free leaves it allocated), with no queued use left.
             check(lib, "aclrtFreeHost", unsafe {
                 lib.aclrtFreeHost(self.ptr.as_ptr().cast())
             })
         });
-        deferred::park_result("a host buffer", result);
     }
 }
 
