@@ -47,11 +47,17 @@ fn finalize_reference_decrements_and_tears_down_at_zero() {
     assert_eq!(fin_ref().0, ACL_ERROR_REPEAT_FINALIZE);
     // torn down: aclFinalize now reports a repeated finalize
     // SAFETY: no arguments.
-    assert_eq!(unsafe { t.lib.aclFinalize() }.unwrap(), ACL_ERROR_REPEAT_FINALIZE);
+    assert_eq!(
+        unsafe { t.lib.aclFinalize() }.unwrap(),
+        ACL_ERROR_REPEAT_FINALIZE
+    );
     // a null refCount is allowed
     assert_eq!(init(), OK);
     // SAFETY: refCount may be null in 8.5.
-    assert_eq!(unsafe { t.lib.aclFinalizeReference(std::ptr::null_mut()) }.unwrap(), OK);
+    assert_eq!(
+        unsafe { t.lib.aclFinalizeReference(std::ptr::null_mut()) }.unwrap(),
+        OK
+    );
     t.assert_clean(0);
 }
 
@@ -99,10 +105,17 @@ fn versions_report_interface_1_16_0_cann_8_5_0_and_host_run_mode() {
     let t = T::new();
     let (mut ma, mut mi, mut pa) = (0, 0, 0);
     // SAFETY: three valid out-pointers.
-    assert_eq!(unsafe { t.lib.aclrtGetVersion(&mut ma, &mut mi, &mut pa) }.unwrap(), OK);
+    assert_eq!(
+        unsafe { t.lib.aclrtGetVersion(&mut ma, &mut mi, &mut pa) }.unwrap(),
+        OK
+    );
     assert_eq!((ma, mi, pa), (1, 16, 0));
     // SAFETY: null outputs are rejected by the runtime.
-    let rc = unsafe { t.lib.aclrtGetVersion(std::ptr::null_mut(), &mut mi, &mut pa) }.unwrap();
+    let rc = unsafe {
+        t.lib
+            .aclrtGetVersion(std::ptr::null_mut(), &mut mi, &mut pa)
+    }
+    .unwrap();
     assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
 
     let mut mode = aclrtRunMode(7);
@@ -113,10 +126,16 @@ fn versions_report_interface_1_16_0_cann_8_5_0_and_host_run_mode() {
     // SAFETY: all-zero bytes are a valid aclCANNPackageVersion.
     let mut v: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
     // SAFETY: valid out-pointer.
-    let rc = unsafe { t.lib.aclsysGetCANNVersion(aclCANNPackageName::ACL_PKG_NAME_CANN, &mut v) }.unwrap();
+    let rc = unsafe {
+        t.lib
+            .aclsysGetCANNVersion(aclCANNPackageName::ACL_PKG_NAME_CANN, &mut v)
+    }
+    .unwrap();
     assert_eq!(rc, OK);
     // SAFETY: the mock NUL-terminates the field.
-    let version = unsafe { CStr::from_ptr(v.version.as_ptr()) }.to_str().unwrap();
+    let version = unsafe { CStr::from_ptr(v.version.as_ptr()) }
+        .to_str()
+        .unwrap();
     assert_eq!(version, "8.5.0");
     // SAFETY: valid out-pointer; the package name is out of range.
     let rc = unsafe { t.lib.aclsysGetCANNVersion(aclCANNPackageName(99), &mut v) }.unwrap();
@@ -125,17 +144,32 @@ fn versions_report_interface_1_16_0_cann_8_5_0_and_host_run_mode() {
     let runtime = CString::new("runtime").unwrap();
     let mut buf = [0 as std::ffi::c_char; ACL_PKG_VERSION_MAX_SIZE as usize];
     // SAFETY: the buffer has ACL_PKG_VERSION_MAX_SIZE bytes.
-    let rc = unsafe { t.lib.aclsysGetVersionStr(runtime.as_ptr().cast_mut(), buf.as_mut_ptr()) }.unwrap();
+    let rc = unsafe {
+        t.lib
+            .aclsysGetVersionStr(runtime.as_ptr().cast_mut(), buf.as_mut_ptr())
+    }
+    .unwrap();
     assert_eq!(rc, OK);
     // SAFETY: NUL-terminated by the mock.
-    assert_eq!(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(), "8.5.0");
+    assert_eq!(
+        unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(),
+        "8.5.0"
+    );
     let mut num = 0;
     // SAFETY: valid out-pointer.
-    let rc = unsafe { t.lib.aclsysGetVersionNum(runtime.as_ptr().cast_mut(), &mut num) }.unwrap();
+    let rc = unsafe {
+        t.lib
+            .aclsysGetVersionNum(runtime.as_ptr().cast_mut(), &mut num)
+    }
+    .unwrap();
     assert_eq!((rc, num), (OK, 80_500_000));
     let unknown = CString::new("no-such-package").unwrap();
     // SAFETY: valid out-pointer.
-    let rc = unsafe { t.lib.aclsysGetVersionNum(unknown.as_ptr().cast_mut(), &mut num) }.unwrap();
+    let rc = unsafe {
+        t.lib
+            .aclsysGetVersionNum(unknown.as_ptr().cast_mut(), &mut num)
+    }
+    .unwrap();
     assert_eq!(rc, ACL_ERROR_INVALID_FILE);
     t.assert_clean(0);
 }
@@ -152,10 +186,15 @@ fn soc_name_is_the_configured_one_and_null_when_faulted() {
     assert_eq!(name().as_deref(), Some("Ascend910B1"));
     t.s.set_soc_name("Ascend910B4").unwrap();
     assert_eq!(name().as_deref(), Some("Ascend910B4"));
-    t.s.inject(&ascendcl_mock::Fault::nth("aclrtGetSocName", 1, 507899)).unwrap();
+    t.s.inject(&ascendcl_mock::Fault::nth("aclrtGetSocName", 1, 507899))
+        .unwrap();
     assert_eq!(name(), None);
     // SAFETY: level 0 is the thread level.
-    let last = unsafe { t.lib.aclrtGetLastError(aclrtLastErrLevel::ACL_RT_THREAD_LEVEL) }.unwrap();
+    let last = unsafe {
+        t.lib
+            .aclrtGetLastError(aclrtLastErrLevel::ACL_RT_THREAD_LEVEL)
+    }
+    .unwrap();
     assert_eq!(last, 507899);
     t.assert_clean(0);
 }
@@ -183,7 +222,10 @@ fn recent_error_message_is_returned_once_then_cleared() {
     .unwrap();
     assert!(other, "another thread has no message");
     let both = t.recent_msg().unwrap();
-    assert!(both.contains("device id 99") && both.contains("size is 0"), "{both}");
+    assert!(
+        both.contains("device id 99") && both.contains("size is 0"),
+        "{both}"
+    );
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);
 }
@@ -205,7 +247,10 @@ fn last_error_is_peeked_without_clearing_and_got_with_clearing() {
     assert_eq!(get(), ACL_ERROR_RT_INVALID_DEVICEID);
     assert_eq!(get(), OK);
     // SAFETY: an unknown level is rejected.
-    assert_eq!(unsafe { t.lib.aclrtGetLastError(aclrtLastErrLevel(3)) }.unwrap(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        unsafe { t.lib.aclrtGetLastError(aclrtLastErrLevel(3)) }.unwrap(),
+        ACL_ERROR_INVALID_PARAM
+    );
     assert_eq!(t.reset_device(0), OK);
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);

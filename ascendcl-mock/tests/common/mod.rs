@@ -98,15 +98,22 @@ impl T {
     pub fn malloc(&self, size: usize, policy: u32) -> Result<*mut c_void, i32> {
         let mut p = std::ptr::null_mut();
         // SAFETY: `p` is a valid out-pointer.
-        let rc = unsafe { self.lib.aclrtMalloc(&mut p, size, aclrtMemMallocPolicy(policy)) }.unwrap();
+        let rc = unsafe {
+            self.lib
+                .aclrtMalloc(&mut p, size, aclrtMemMallocPolicy(policy))
+        }
+        .unwrap();
         if rc == OK { Ok(p) } else { Err(rc) }
     }
 
     pub fn malloc_align32(&self, size: usize, policy: u32) -> Result<*mut c_void, i32> {
         let mut p = std::ptr::null_mut();
         // SAFETY: `p` is a valid out-pointer.
-        let rc =
-            unsafe { self.lib.aclrtMallocAlign32(&mut p, size, aclrtMemMallocPolicy(policy)) }.unwrap();
+        let rc = unsafe {
+            self.lib
+                .aclrtMallocAlign32(&mut p, size, aclrtMemMallocPolicy(policy))
+        }
+        .unwrap();
         if rc == OK { Ok(p) } else { Err(rc) }
     }
 
@@ -127,10 +134,21 @@ impl T {
         unsafe { self.lib.aclrtFreeHost(p) }.unwrap()
     }
 
-    pub fn memcpy(&self, dst: *mut c_void, dmax: usize, src: *const c_void, n: usize, kind: u32) -> i32 {
+    pub fn memcpy(
+        &self,
+        dst: *mut c_void,
+        dmax: usize,
+        src: *const c_void,
+        n: usize,
+        kind: u32,
+    ) -> i32 {
         // SAFETY: host sides are live buffers of at least `n` bytes in every
         // test; device sides are validated by the mock.
-        unsafe { self.lib.aclrtMemcpy(dst, dmax, src, n, aclrtMemcpyKind(kind)) }.unwrap()
+        unsafe {
+            self.lib
+                .aclrtMemcpy(dst, dmax, src, n, aclrtMemcpyKind(kind))
+        }
+        .unwrap()
     }
 
     pub fn memcpy_async(
@@ -144,7 +162,11 @@ impl T {
     ) -> i32 {
         // SAFETY: as `memcpy`; host buffers outlive the stream's work because
         // every test synchronizes before dropping them.
-        unsafe { self.lib.aclrtMemcpyAsync(dst, dmax, src, n, aclrtMemcpyKind(kind), stream) }.unwrap()
+        unsafe {
+            self.lib
+                .aclrtMemcpyAsync(dst, dmax, src, n, aclrtMemcpyKind(kind), stream)
+        }
+        .unwrap()
     }
 
     /// Writes `data` to device address `dst` synchronously.
@@ -165,7 +187,14 @@ impl T {
         unsafe { self.lib.aclrtMemset(p, max, value, n) }.unwrap()
     }
 
-    pub fn memset_async(&self, p: *mut c_void, max: usize, value: i32, n: usize, s: aclrtStream) -> i32 {
+    pub fn memset_async(
+        &self,
+        p: *mut c_void,
+        max: usize,
+        value: i32,
+        n: usize,
+        s: aclrtStream,
+    ) -> i32 {
         // SAFETY: the mock validates the device range.
         unsafe { self.lib.aclrtMemsetAsync(p, max, value, n, s) }.unwrap()
     }
@@ -174,7 +203,11 @@ impl T {
     pub fn mem_info(&self) -> (usize, usize) {
         let (mut free, mut total) = (0usize, 0usize);
         // SAFETY: both out-pointers are valid.
-        let rc = unsafe { self.lib.aclrtGetMemInfo(aclrtMemAttr::ACL_HBM_MEM, &mut free, &mut total) }.unwrap();
+        let rc = unsafe {
+            self.lib
+                .aclrtGetMemInfo(aclrtMemAttr::ACL_HBM_MEM, &mut free, &mut total)
+        }
+        .unwrap();
         assert_eq!(rc, OK);
         (free, total)
     }
@@ -257,15 +290,29 @@ impl T {
     pub fn assert_clean(&self, device_refs: u64) {
         assert_eq!(self.s.misuse_total(), 0, "misuse: {}", self.s.misuse_log());
         for kind in Resource::ALL {
-            let expected = if kind == Resource::DeviceRef { device_refs } else { 0 };
+            let expected = if kind == Resource::DeviceRef {
+                device_refs
+            } else {
+                0
+            };
             assert_eq!(self.s.live(kind), expected, "live count of {kind:?}");
         }
     }
 
     /// Asserts exactly `n` misuses of `kind` and none of any other kind.
     pub fn assert_misuse(&self, kind: Misuse, n: u64) {
-        assert_eq!(self.s.misuse(kind), n, "misuse {kind:?}: {}", self.s.misuse_log());
-        assert_eq!(self.s.misuse_total(), n, "other misuse: {}", self.s.misuse_log());
+        assert_eq!(
+            self.s.misuse(kind),
+            n,
+            "misuse {kind:?}: {}",
+            self.s.misuse_log()
+        );
+        assert_eq!(
+            self.s.misuse_total(),
+            n,
+            "other misuse: {}",
+            self.s.misuse_log()
+        );
     }
 }
 
