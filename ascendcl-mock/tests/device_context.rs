@@ -15,10 +15,8 @@ fn device_count_defaults_to_eight_and_bad_ids_return_107001() {
     assert_eq!(unsafe { t.lib.aclrtGetDeviceCount(&mut n) }.unwrap(), OK);
     assert_eq!(n, 8);
     // SAFETY: a null out-pointer is rejected.
-    assert_eq!(
-        unsafe { t.lib.aclrtGetDeviceCount(std::ptr::null_mut()) }.unwrap(),
-        ACL_ERROR_INVALID_PARAM
-    );
+    let rc = unsafe { t.lib.aclrtGetDeviceCount(std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     for bad in [-1, 8, 1000, i32::MIN] {
         assert_eq!(
             t.set_device(bad),
@@ -45,10 +43,8 @@ fn get_device_and_current_context_without_a_context_return_107002() {
     assert_eq!(t.current_context(), Err(ACL_ERROR_RT_CONTEXT_NULL));
     assert!(t.recent_msg().unwrap().contains("no current context"));
     // SAFETY: null out-pointer is rejected before the context check.
-    assert_eq!(
-        unsafe { t.lib.aclrtGetDevice(std::ptr::null_mut()) }.unwrap(),
-        ACL_ERROR_INVALID_PARAM
-    );
+    let rc = unsafe { t.lib.aclrtGetDevice(std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     // the current context is per thread
     assert_eq!(t.set_device(1), OK);
     let lib = t.lib;
@@ -159,19 +155,15 @@ fn create_context_makes_it_current_and_counts_a_device_reference() {
     let t = T::new();
     let mut ctx: aclrtContext = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateContext(&mut ctx, 5) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut ctx, 5) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(t.current_context(), Ok(ctx));
     assert_eq!(t.get_device(), Ok(5));
     assert_eq!(t.s.live(Resource::Context), 1);
     assert_eq!(t.s.live(Resource::DeviceRef), 1);
     // SAFETY: valid out-pointer, invalid device.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateContext(&mut ctx, 8) }.unwrap(),
-        ACL_ERROR_RT_INVALID_DEVICEID
-    );
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut ctx, 8) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_INVALID_DEVICEID);
     // SAFETY: a null out-pointer is rejected.
     let rc = unsafe { t.lib.aclrtCreateContext(std::ptr::null_mut(), 0) }.unwrap();
     assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
@@ -189,16 +181,12 @@ fn default_context_cannot_be_destroyed_with_destroy_context() {
     let t = T::with_device(0);
     let ctx = t.current_context().unwrap();
     // SAFETY: `ctx` is the live default context.
-    assert_eq!(
-        unsafe { t.lib.aclrtDestroyContext(ctx) }.unwrap(),
-        ACL_ERROR_RT_CONTEXT_NULL
-    );
+    let rc = unsafe { t.lib.aclrtDestroyContext(ctx) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_CONTEXT_NULL);
     assert!(t.recent_msg().unwrap().contains("default context"));
     // SAFETY: null is rejected.
-    assert_eq!(
-        unsafe { t.lib.aclrtDestroyContext(std::ptr::null_mut()) }.unwrap(),
-        ACL_ERROR_INVALID_PARAM
-    );
+    let rc = unsafe { t.lib.aclrtDestroyContext(std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     assert_eq!(t.current_context(), Ok(ctx));
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);
@@ -209,22 +197,16 @@ fn destroyed_context_is_misuse_and_never_read() {
     let t = T::new();
     let mut ctx: aclrtContext = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateContext(&mut ctx, 1) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut ctx, 1) }.unwrap();
+    assert_eq!(rc, OK);
     // SAFETY: live context.
     assert_eq!(unsafe { t.lib.aclrtDestroyContext(ctx) }.unwrap(), OK);
     // SAFETY: the mock validates the handle before using it.
-    assert_eq!(
-        unsafe { t.lib.aclrtSetCurrentContext(ctx) }.unwrap(),
-        ACL_ERROR_RT_PARAM_INVALID
-    );
+    let rc = unsafe { t.lib.aclrtSetCurrentContext(ctx) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { t.lib.aclrtDestroyContext(ctx) }.unwrap(),
-        ACL_ERROR_RT_PARAM_INVALID
-    );
+    let rc = unsafe { t.lib.aclrtDestroyContext(ctx) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
     let mut x = 0u64;
     // SAFETY: a pointer to a local is not a context; the mock never reads it.
     let rc = unsafe { t.lib.aclrtSetCurrentContext(bogus_handle(&mut x)) }.unwrap();
@@ -250,10 +232,8 @@ fn set_current_context_switches_the_device_of_the_thread() {
     let ctx3_addr = ctx3 as usize;
     let dev = std::thread::spawn(move || {
         // SAFETY: a live context handle.
-        assert_eq!(
-            unsafe { lib.aclrtSetCurrentContext(ctx3_addr as aclrtContext) }.unwrap(),
-            OK
-        );
+        let rc = unsafe { lib.aclrtSetCurrentContext(ctx3_addr as aclrtContext) }.unwrap();
+        assert_eq!(rc, OK);
         let mut d = -1;
         // SAFETY: valid out-pointer.
         assert_eq!(unsafe { lib.aclrtGetDevice(&mut d) }.unwrap(), OK);
@@ -281,15 +261,11 @@ fn synchronize_device_waits_for_every_stream_of_the_current_device() {
         OK
     );
     // SAFETY: no arguments.
-    assert_eq!(
-        unsafe { t.lib.aclrtSynchronizeDeviceWithTimeout(0) }.unwrap(),
-        ACL_ERROR_RT_PARAM_INVALID
-    );
+    let rc = unsafe { t.lib.aclrtSynchronizeDeviceWithTimeout(0) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
     // SAFETY: plain integer argument.
-    assert_eq!(
-        unsafe { t.lib.aclrtSynchronizeDeviceWithTimeout(1) }.unwrap(),
-        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
-    );
+    let rc = unsafe { t.lib.aclrtSynchronizeDeviceWithTimeout(1) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
     // SAFETY: no arguments.
     assert_eq!(unsafe { t.lib.aclrtSynchronizeDevice() }.unwrap(), OK);
     assert!(t.stream_done(a) && t.stream_done(b) && t.stream_done(std::ptr::null_mut()));

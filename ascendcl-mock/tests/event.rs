@@ -24,7 +24,8 @@ extern "C" fn hold(_: *mut std::ffi::c_void) {
 fn recorded_status(t: &T, e: aclrtEvent) -> aclrtEventRecordedStatus {
     let mut st = aclrtEventRecordedStatus(77);
     // SAFETY: live event, valid out-pointer.
-    assert_eq!(unsafe { t.lib.aclrtQueryEventStatus(e, &mut st) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtQueryEventStatus(e, &mut st) }.unwrap();
+    assert_eq!(rc, OK);
     st
 }
 
@@ -41,13 +42,24 @@ fn event_status_enums_are_reversed_between_query_event_and_query_event_status() 
     let t = T::with_device(0);
     let e = t.create_event();
     // never recorded: complete
-    assert_eq!(recorded_status(&t, e), aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    assert_eq!(
+        recorded_status(&t, e),
+        aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
+    );
     assert_eq!(recorded_status(&t, e).0, 1);
     assert_eq!(old_status(&t, e).0, 0);
     t.s.set_stream_delay(DELAY);
     assert_eq!(t.record(e, std::ptr::null_mut()), OK);
-    assert_eq!(recorded_status(&t, e).0, 0, "NOT_READY is 0 in aclrtEventRecordedStatus");
-    assert_eq!(old_status(&t, e).0, 1, "NOT_READY is 1 in the deprecated aclrtEventStatus");
+    assert_eq!(
+        recorded_status(&t, e).0,
+        0,
+        "NOT_READY is 0 in aclrtEventRecordedStatus"
+    );
+    assert_eq!(
+        old_status(&t, e).0,
+        1,
+        "NOT_READY is 1 in the deprecated aclrtEventStatus"
+    );
     // SAFETY: live event.
     assert_eq!(unsafe { t.lib.aclrtSynchronizeEvent(e) }.unwrap(), OK);
     assert_eq!(recorded_status(&t, e).0, 1);
@@ -61,16 +73,25 @@ fn event_status_enums_are_reversed_between_query_event_and_query_event_status() 
 fn create_event_with_flag_rejects_zero_unknown_bits_and_exclusive_combinations() {
     let t = T::with_device(0);
     assert_eq!(t.create_event_with_flag(0), Err(ACL_ERROR_RT_PARAM_INVALID));
-    assert_eq!(t.create_event_with_flag(0x4), Err(ACL_ERROR_RT_PARAM_INVALID));
-    assert_eq!(t.create_event_with_flag(0x80), Err(ACL_ERROR_RT_PARAM_INVALID));
+    assert_eq!(
+        t.create_event_with_flag(0x4),
+        Err(ACL_ERROR_RT_PARAM_INVALID)
+    );
+    assert_eq!(
+        t.create_event_with_flag(0x80),
+        Err(ACL_ERROR_RT_PARAM_INVALID)
+    );
     assert_eq!(
         t.create_event_with_flag(ACL_EVENT_IPC | ACL_EVENT_SYNC),
         Err(ACL_ERROR_RT_PARAM_INVALID)
     );
-    let e = t.create_event_with_flag(ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE).unwrap();
+    let e = t
+        .create_event_with_flag(ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE)
+        .unwrap();
     let mut ex: aclrtEvent = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(unsafe { t.lib.aclrtCreateEventExWithFlag(&mut ex, ACL_EVENT_SYNC) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtCreateEventExWithFlag(&mut ex, ACL_EVENT_SYNC) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(t.s.live(Resource::Event), 2);
     assert_eq!(t.destroy_event(e), OK);
     assert_eq!(t.destroy_event(ex), OK);
@@ -78,7 +99,8 @@ fn create_event_with_flag_rejects_zero_unknown_bits_and_exclusive_combinations()
     // creating an event needs a context
     let mut e2: aclrtEvent = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(unsafe { t.lib.aclrtCreateEvent(&mut e2) }.unwrap(), ACL_ERROR_RT_CONTEXT_NULL);
+    let rc = unsafe { t.lib.aclrtCreateEvent(&mut e2) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_CONTEXT_NULL);
     t.assert_clean(0);
 }
 
@@ -110,19 +132,38 @@ fn elapsed_time_needs_two_completed_timeline_events() {
     let mut ms = -1.0f32;
     // SAFETY: live events, valid out-pointer.
     let elapsed = |a, b, ms: &mut f32| unsafe { t.lib.aclrtEventElapsedTime(ms, a, b) }.unwrap();
-    assert_eq!(elapsed(start, end, &mut ms), ACL_ERROR_RT_INTERNAL_ERROR, "never recorded");
+    assert_eq!(
+        elapsed(start, end, &mut ms),
+        ACL_ERROR_RT_INTERNAL_ERROR,
+        "never recorded"
+    );
     t.s.set_stream_delay(Duration::from_millis(20));
     let s = t.create_stream().unwrap();
     assert_eq!(t.record(start, s), OK);
     assert_eq!(t.record(plain, s), OK);
     assert_eq!(t.record(end, s), OK);
-    assert_eq!(elapsed(start, end, &mut ms), ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "not completed yet");
+    assert_eq!(
+        elapsed(start, end, &mut ms),
+        ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+        "not completed yet"
+    );
     assert_eq!(t.sync_stream(s), OK);
     assert_eq!(elapsed(start, end, &mut ms), OK);
-    assert!(ms >= 35.0, "two 20 ms tasks between the markers, got {ms} ms");
-    assert_eq!(elapsed(start, plain, &mut ms), ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "no ACL_EVENT_TIME_LINE");
+    assert!(
+        ms >= 35.0,
+        "two 20 ms tasks between the markers, got {ms} ms"
+    );
+    assert_eq!(
+        elapsed(start, plain, &mut ms),
+        ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+        "no ACL_EVENT_TIME_LINE"
+    );
     // SAFETY: a null output is rejected.
-    let rc = unsafe { t.lib.aclrtEventElapsedTime(std::ptr::null_mut(), start, end) }.unwrap();
+    let rc = unsafe {
+        t.lib
+            .aclrtEventElapsedTime(std::ptr::null_mut(), start, end)
+    }
+    .unwrap();
     assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     for e in [start, end, plain] {
         assert_eq!(t.destroy_event(e), OK);
@@ -146,36 +187,50 @@ fn stream_wait_event_orders_work_across_streams() {
     }
     assert_eq!(t.record(e, producer), OK);
     // SAFETY: live stream and event.
-    assert_eq!(unsafe { t.lib.aclrtStreamWaitEvent(consumer, e) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtStreamWaitEvent(consumer, e) }.unwrap();
+    assert_eq!(rc, OK);
     let mut ws = aclrtEventWaitStatus(9);
     // SAFETY: live event, valid out-pointer.
-    assert_eq!(unsafe { t.lib.aclrtQueryEventWaitStatus(e, &mut ws) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtQueryEventWaitStatus(e, &mut ws) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(ws, aclrtEventWaitStatus::ACL_EVENT_WAIT_STATUS_NOT_READY);
     assert_eq!(t.memcpy_async(b, 256, a, 256, D2D, consumer), OK);
     // a later recording does not change what the queued wait waits for: the
     // producer is held by a host function before it records again
     HOLD.store(true, Ordering::SeqCst);
     // SAFETY: `hold` is a valid host function; its argument is unused.
-    let rc = unsafe { t.lib.aclrtLaunchHostFunc(producer, Some(hold), std::ptr::null_mut()) }.unwrap();
+    let rc = unsafe {
+        t.lib
+            .aclrtLaunchHostFunc(producer, Some(hold), std::ptr::null_mut())
+    }
+    .unwrap();
     assert_eq!(rc, OK);
     assert_eq!(t.record(e, producer), OK);
     assert_eq!(t.sync_stream(consumer), OK);
-    assert_eq!(t.download(b, 256), vec![3; 256], "the copy ran after the third fill");
-    assert_eq!(recorded_status(&t, e).0, 0, "the second recording is still held back");
+    assert_eq!(
+        t.download(b, 256),
+        vec![3; 256],
+        "the copy ran after the third fill"
+    );
+    assert_eq!(
+        recorded_status(&t, e).0,
+        0,
+        "the second recording is still held back"
+    );
     HOLD.store(false, Ordering::SeqCst);
     // SAFETY: live event, valid out-pointer.
-    assert_eq!(unsafe { t.lib.aclrtQueryEventWaitStatus(e, &mut ws) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtQueryEventWaitStatus(e, &mut ws) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(ws, aclrtEventWaitStatus::ACL_EVENT_WAIT_STATUS_COMPLETE);
     assert_eq!(t.sync_stream(producer), OK);
     // waiting on a never-recorded event does not block
     let fresh = t.create_event();
     // SAFETY: live stream and event.
-    assert_eq!(unsafe { t.lib.aclrtStreamWaitEventWithTimeout(consumer, fresh, 10) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtStreamWaitEventWithTimeout(consumer, fresh, 10) }.unwrap();
+    assert_eq!(rc, OK);
     // SAFETY: as above; 0 is not a valid timeout.
-    assert_eq!(
-        unsafe { t.lib.aclrtStreamWaitEventWithTimeout(consumer, fresh, 0) }.unwrap(),
-        ACL_ERROR_RT_PARAM_INVALID
-    );
+    let rc = unsafe { t.lib.aclrtStreamWaitEventWithTimeout(consumer, fresh, 0) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(t.sync_stream(consumer), OK);
     for e in [e, fresh] {
         assert_eq!(t.destroy_event(e), OK);
@@ -196,12 +251,16 @@ fn reset_event_clears_the_recording_in_stream_order() {
     assert_eq!(t.record(e, std::ptr::null_mut()), OK);
     assert_eq!(t.sync_stream(std::ptr::null_mut()), OK);
     // SAFETY: live event; null stream is the default stream.
-    assert_eq!(unsafe { t.lib.aclrtResetEvent(e, std::ptr::null_mut()) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtResetEvent(e, std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(t.sync_stream(std::ptr::null_mut()), OK);
     let mut ms = 0.0f32;
     // SAFETY: live events, valid out-pointer.
     let rc = unsafe { t.lib.aclrtEventElapsedTime(&mut ms, e, e) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_RT_INTERNAL_ERROR, "a reset event has no recording");
+    assert_eq!(
+        rc, ACL_ERROR_RT_INTERNAL_ERROR,
+        "a reset event has no recording"
+    );
     assert_eq!(t.destroy_event(e), OK);
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);
@@ -215,11 +274,18 @@ fn destroyed_events_are_misuse_and_destroy_does_not_wait() {
     assert_eq!(t.record(e, std::ptr::null_mut()), OK);
     // destroying an event with a pending recording is allowed
     assert_eq!(t.destroy_event(e), OK);
-    assert_eq!(t.record(e, std::ptr::null_mut()), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(
+        t.record(e, std::ptr::null_mut()),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
     // SAFETY: the mock validates the handle.
-    assert_eq!(unsafe { t.lib.aclrtSynchronizeEvent(e) }.unwrap(), ACL_ERROR_RT_PARAM_INVALID);
+    let rc = unsafe { t.lib.aclrtSynchronizeEvent(e) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(t.destroy_event(e), ACL_ERROR_RT_PARAM_INVALID);
-    assert_eq!(t.destroy_event(std::ptr::null_mut()), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        t.destroy_event(std::ptr::null_mut()),
+        ACL_ERROR_INVALID_PARAM
+    );
     t.assert_misuse(Misuse::DestroyedHandle, 3);
     assert_eq!(t.sync_stream(std::ptr::null_mut()), OK);
     assert_eq!(t.reset_device(0), OK);

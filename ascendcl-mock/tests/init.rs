@@ -47,17 +47,13 @@ fn finalize_reference_decrements_and_tears_down_at_zero() {
     assert_eq!(fin_ref().0, ACL_ERROR_REPEAT_FINALIZE);
     // torn down: aclFinalize now reports a repeated finalize
     // SAFETY: no arguments.
-    assert_eq!(
-        unsafe { t.lib.aclFinalize() }.unwrap(),
-        ACL_ERROR_REPEAT_FINALIZE
-    );
+    let rc = unsafe { t.lib.aclFinalize() }.unwrap();
+    assert_eq!(rc, ACL_ERROR_REPEAT_FINALIZE);
     // a null refCount is allowed
     assert_eq!(init(), OK);
     // SAFETY: refCount may be null in 8.5.
-    assert_eq!(
-        unsafe { t.lib.aclFinalizeReference(std::ptr::null_mut()) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclFinalizeReference(std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, OK);
     t.assert_clean(0);
 }
 
@@ -105,10 +101,8 @@ fn versions_report_interface_1_16_0_cann_8_5_0_and_host_run_mode() {
     let t = T::new();
     let (mut ma, mut mi, mut pa) = (0, 0, 0);
     // SAFETY: three valid out-pointers.
-    assert_eq!(
-        unsafe { t.lib.aclrtGetVersion(&mut ma, &mut mi, &mut pa) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtGetVersion(&mut ma, &mut mi, &mut pa) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!((ma, mi, pa), (1, 16, 0));
     // SAFETY: null outputs are rejected by the runtime.
     let rc = unsafe {
@@ -151,10 +145,8 @@ fn versions_report_interface_1_16_0_cann_8_5_0_and_host_run_mode() {
     .unwrap();
     assert_eq!(rc, OK);
     // SAFETY: NUL-terminated by the mock.
-    assert_eq!(
-        unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(),
-        "8.5.0"
-    );
+    let rc = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap();
+    assert_eq!(rc, "8.5.0");
     let mut num = 0;
     // SAFETY: valid out-pointer.
     let rc = unsafe {
@@ -247,10 +239,8 @@ fn last_error_is_peeked_without_clearing_and_got_with_clearing() {
     assert_eq!(get(), ACL_ERROR_RT_INVALID_DEVICEID);
     assert_eq!(get(), OK);
     // SAFETY: an unknown level is rejected.
-    assert_eq!(
-        unsafe { t.lib.aclrtGetLastError(aclrtLastErrLevel(3)) }.unwrap(),
-        ACL_ERROR_INVALID_PARAM
-    );
+    let rc = unsafe { t.lib.aclrtGetLastError(aclrtLastErrLevel(3)) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     assert_eq!(t.reset_device(0), OK);
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);

@@ -16,10 +16,8 @@ fn creating_a_stream_needs_a_current_context() {
     let t = T::new();
     assert_eq!(t.create_stream(), Err(ACL_ERROR_RT_CONTEXT_NULL));
     // SAFETY: a null out-pointer is rejected.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateStream(std::ptr::null_mut()) }.unwrap(),
-        ACL_ERROR_INVALID_PARAM
-    );
+    let rc = unsafe { t.lib.aclrtCreateStream(std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     assert_eq!(t.set_device(0), OK);
     let s = t.create_stream().unwrap();
     assert_eq!(t.s.live(Resource::Stream), 1);
@@ -118,10 +116,8 @@ fn stream_query_reports_not_ready_then_complete() {
     assert_eq!(t.sync_stream(s), OK);
     assert!(t.stream_done(s));
     // SAFETY: a null status is rejected.
-    assert_eq!(
-        unsafe { t.lib.aclrtStreamQuery(s, std::ptr::null_mut()) }.unwrap(),
-        ACL_ERROR_INVALID_PARAM
-    );
+    let rc = unsafe { t.lib.aclrtStreamQuery(s, std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     assert_eq!(t.destroy_stream(s), OK);
     assert_eq!(t.free(p), OK);
     assert_eq!(t.reset_device(0), OK);
