@@ -23,6 +23,18 @@ pub struct MemoryInfo {
     pub total: usize,
 }
 
+/// Free and total HBM of `ctx`'s device.
+pub(crate) fn memory_info(ctx: &Context) -> Result<MemoryInfo> {
+    ctx.bind()?;
+    let lib = ctx.lib();
+    let (mut free, mut total) = (0usize, 0usize);
+    // SAFETY: valid out-pointers; the context is current.
+    let result =
+        unsafe { lib.aclrtGetMemInfo(sys::aclrtMemAttr::ACL_HBM_MEM, &mut free, &mut total) };
+    check(lib, "aclrtGetMemInfo", result)?;
+    Ok(MemoryInfo { free, total })
+}
+
 /// One `aclrtSetDevice` reference, released on drop.
 pub(crate) struct DeviceRef {
     pub(crate) runtime: Runtime,
@@ -117,14 +129,7 @@ impl Device {
 
     /// Free and total HBM of the device (`aclrtGetMemInfo(ACL_HBM_MEM)`).
     pub fn memory_info(&self) -> Result<MemoryInfo> {
-        self.default.bind()?;
-        let lib = self.default.lib();
-        let (mut free, mut total) = (0usize, 0usize);
-        // SAFETY: valid out-pointers; the device's context is current.
-        check(lib, "aclrtGetMemInfo", unsafe {
-            lib.aclrtGetMemInfo(sys::aclrtMemAttr::ACL_HBM_MEM, &mut free, &mut total)
-        })?;
-        Ok(MemoryInfo { free, total })
+        memory_info(&self.default)
     }
 
     /// Waits until all work on the device is done.

@@ -58,6 +58,7 @@
 //! carries. Nothing in this crate panics on bad input: lengths, ranges,
 //! device ids and timeouts are checked before any FFI call.
 
+pub mod alloc;
 mod call;
 mod callback;
 mod context;
@@ -71,6 +72,8 @@ mod pending;
 mod runtime;
 mod stream;
 mod tracker;
+pub mod validate;
+pub mod vmm;
 
 pub use ascendcl_sys as sys;
 pub use context::{Context, CurrentContext, forget_current_context};

@@ -156,6 +156,23 @@ impl UseTracker {
         self.maybe_pending.store(true, Ordering::Release);
     }
 
+    /// Takes the last use out of the tracker, for a buffer handed back to an
+    /// allocator: `Ok(None)` when nothing is pending, `Ok(Some(marker))` for
+    /// work that may still run, `Err` when the use is unknown (the caller
+    /// must synchronize the device).
+    pub(crate) fn take_last_use(&self) -> std::result::Result<Option<Arc<Marker>>, ()> {
+        if !self.maybe_pending() {
+            return Ok(None);
+        }
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        self.maybe_pending.store(false, Ordering::Release);
+        match last.take() {
+            Some(LastUse::Marked(marker)) => Ok(Some(marker)),
+            Some(LastUse::Unknown) => Err(()),
+            None => Ok(None),
+        }
+    }
+
     /// Forgets the last use if it is `marker` (which has completed).
     pub(crate) fn clear_if(&self, marker: &Arc<Marker>) {
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);

@@ -132,6 +132,10 @@ pub enum Error {
         /// The error.
         source: Box<Error>,
     },
+    /// The caching allocator ran out of memory even after releasing its
+    /// cache and retrying; carries a snapshot of its statistics.
+    #[error(transparent)]
+    OutOfMemory(Box<crate::alloc::OutOfMemory>),
 }
 
 impl Error {
@@ -148,6 +152,7 @@ impl Error {
             Error::Library(_) | Error::Symbol(_) => Category::LibraryMissing,
             Error::CallbackPanicked(_) => Category::Internal,
             Error::Deferred { source, .. } => source.category(),
+            Error::OutOfMemory(_) => Category::OutOfMemory,
         }
     }
 
@@ -156,6 +161,7 @@ impl Error {
         match self {
             Error::Acl(e) => Some(e.code),
             Error::Deferred { source, .. } => source.code(),
+            Error::OutOfMemory(oom) => oom.code(),
             _ => None,
         }
     }
@@ -170,6 +176,7 @@ impl Error {
         match self {
             Error::Acl(e) => e.message(),
             Error::Deferred { source, .. } => source.message(),
+            Error::OutOfMemory(oom) => oom.source.message(),
             _ => None,
         }
     }

@@ -53,7 +53,9 @@ pub enum ValidateError {
 
     /// The product of the shape (or the byte size it implies) does not fit
     /// in `usize`: the shape is wrong.
-    #[error("{origin}: shape {shape:?} has too many elements to address (the product overflows); check the shape")]
+    #[error(
+        "{origin}: shape {shape:?} has too many elements to address (the product overflows); check the shape"
+    )]
     ShapeOverflow {
         /// Where the shape came from.
         origin: String,

@@ -1,0 +1,402 @@
+//! The allocator's mutable state: two pools, their backends, pending blocks,
+//! statistics; and the allocation, free and out-of-memory paths.
+
+use std::sync::Arc;
+
+use crate::alloc::classic::Segments;
+use crate::alloc::expandable::Segment;
+use crate::alloc::pool::Pool;
+use crate::alloc::stats::{OutOfMemory, Statistics};
+use crate::alloc::{AllocatorConfig, Backend, MIN_BLOCK, SMALL_LIMIT};
+use crate::call::check;
+use crate::context::Context;
+use crate::deferred;
+use crate::error::{Error, Result};
+use crate::event::Marker;
+
+/// The small pool's page and torch's split thresholds.
+const SMALL_PAGE: usize = 2 << 20;
+const LARGE_MIN_SPLIT_SEGMENTS: usize = 1 << 20;
+
+/// What an allocation got.
+pub(crate) struct Granted {
+    pub(crate) pool: usize,
+    pub(crate) index: u32,
+    pub(crate) addr: usize,
+    pub(crate) size: usize,
+    /// The last use of a pending block reused in stream order.
+    pub(crate) inherited: Option<Arc<Marker>>,
+}
+
+enum Backing {
+    Segments(Segments),
+    Expandable(Segment),
+}
+
+struct PoolState {
+    pool: Pool,
+    backing: Backing,
+    small: bool,
+    min_split: usize,
+}
+
+struct PendingBlock {
+    pool: usize,
+    index: u32,
+    stream: u64,
+    size: usize,
+    marker: Arc<Marker>,
+}
+
+pub(crate) struct State {
+    pools: [PoolState; 2],
+    pending: Vec<PendingBlock>,
+    stats: Statistics,
+}
+
+fn is_device_oom(error: &Error) -> bool {
+    matches!(error, Error::Acl(e) if e.category() == crate::Category::OutOfMemory)
+}
+
+impl State {
+    pub(crate) fn new(ctx: &Context, config: &AllocatorConfig) -> Result<State> {
+        let pools = match config.backend {
+            Backend::Segments => [(true, 1), (false, 1)].map(|(small, _)| PoolState {
+                pool: Pool::default(),
+                backing: Backing::Segments(Segments::default()),
+                small,
+                min_split: if small {
+                    MIN_BLOCK
+                } else {
+                    LARGE_MIN_SPLIT_SEGMENTS
+                },
+            }),
+            Backend::Expandable { page_size } => {
+                let total = crate::device::memory_info(ctx)?.total;
+                let va = (total as f64 * config.reserve_factor) as usize;
+                let mut small = Pool::default();
+                let small_segment = Segment::new(ctx, total / 8, SMALL_PAGE, &mut small)?;
+                let mut large = Pool::default();
+                let large_segment = Segment::new(ctx, va, page_size, &mut large)?;
+                [
+                    PoolState {
+                        pool: small,
+                        backing: Backing::Expandable(small_segment),
+                        small: true,
+                        min_split: MIN_BLOCK,
+                    },
+                    PoolState {
+                        pool: large,
+                        backing: Backing::Expandable(large_segment),
+                        small: false,
+                        min_split: MIN_BLOCK,
+                    },
+                ]
+            }
+        };
+        Ok(State {
+            pools,
+            pending: Vec::new(),
+            stats: Statistics::default(),
+        })
+    }
+
+    /// Allocates `bytes` for `stream`; on a device OOM releases the cache
+    /// and retries once.
+    pub(crate) fn allocate(&mut self, ctx: &Context, bytes: usize, stream: u64) -> Result<Granted> {
+        let size = bytes.max(MIN_BLOCK).div_ceil(MIN_BLOCK) * MIN_BLOCK;
+        let pool = usize::from(size > SMALL_LIMIT);
+        let granted = match self.try_allocate(ctx, pool, size, stream) {
+            Err(error) if is_device_oom(&error) => {
+                self.stats.oom_retries += 1;
+                self.release_cache(ctx)?;
+                match self.try_allocate(ctx, pool, size, stream) {
+                    Err(Error::Acl(source))
+                        if source.category() == crate::Category::OutOfMemory =>
+                    {
+                        self.stats.ooms += 1;
+                        let device_free = crate::device::memory_info(ctx)
+                            .ok()
+                            .map(|m| (m.free, m.total));
+                        let stats = self.snapshot();
+                        return Err(Error::OutOfMemory(Box::new(OutOfMemory {
+                            requested: bytes,
+                            stats,
+                            device_free,
+                            source,
+                        })));
+                    }
+                    other => other?,
+                }
+            }
+            other => other?,
+        };
+        self.stats.allocations += 1;
+        self.stats.requested.add(bytes);
+        self.stats.allocated.add(granted.size);
+        if granted.inherited.is_none() {
+            self.stats.active.add(granted.size);
+        }
+        Ok(granted)
+    }
+
+    fn try_allocate(
+        &mut self,
+        ctx: &Context,
+        p: usize,
+        size: usize,
+        stream: u64,
+    ) -> Result<Granted> {
+        if let Some(granted) = self.take_free(ctx, p, size)? {
+            return Ok(granted);
+        }
+        if let Some(granted) = self.take_pending_of(p, size, stream) {
+            self.stats.cache_hits += 1;
+            return Ok(granted);
+        }
+        if self.collect_completed() {
+            if let Some(granted) = self.take_free(ctx, p, size)? {
+                return Ok(granted);
+            }
+        }
+        let ps = &mut self.pools[p];
+        match &mut ps.backing {
+            Backing::Segments(segments) => {
+                let bytes = segments.grow(ctx, &mut ps.pool, ps.small, size)?;
+                self.stats.device_allocations += 1;
+                self.stats.reserved.add(bytes);
+                self.stats.cache_misses += 1;
+                let index = ps.pool.take_best_fit(size, ps.min_split).ok_or_else(|| {
+                    Error::InvalidState(format!(
+                        "a new segment of {bytes} bytes cannot hold {size} bytes"
+                    ))
+                })?;
+                Ok(self.granted(p, index))
+            }
+            Backing::Expandable(_) => Err(Error::InvalidState(format!(
+                "the expandable segment's address range has no free run of {size} bytes; \
+                 raise AllocatorConfig::reserve_factor"
+            ))),
+        }
+    }
+
+    fn granted(&self, pool: usize, index: u32) -> Granted {
+        let block = self.pools[pool].pool.block(index);
+        Granted {
+            pool,
+            index,
+            addr: block.addr,
+            size: block.size,
+            inherited: None,
+        }
+    }
+
+    /// A cached free block, with its pages mapped (expandable).
+    fn take_free(&mut self, ctx: &Context, p: usize, size: usize) -> Result<Option<Granted>> {
+        let ps = &mut self.pools[p];
+        let Some(index) = ps.pool.take_best_fit(size, ps.min_split) else {
+            return Ok(None);
+        };
+        let (addr, block_size) = {
+            let b = ps.pool.block(index);
+            (b.addr, b.size)
+        };
+        let grew = match &mut ps.backing {
+            Backing::Segments(_) => false,
+            Backing::Expandable(segment) => {
+                match segment.ensure_mapped(ctx, &ps.pool, addr, block_size, &mut self.stats) {
+                    Ok(grew) => grew,
+                    Err(error) => {
+                        ps.pool.free(index);
+                        return Err(error);
+                    }
+                }
+            }
+        };
+        if grew {
+            self.stats.cache_misses += 1;
+        } else {
+            self.stats.cache_hits += 1;
+        }
+        Ok(Some(self.granted(p, index)))
+    }
+
+    /// A pending block of `stream` that fits (best fit), reused in stream order.
+    fn take_pending_of(&mut self, p: usize, size: usize, stream: u64) -> Option<Granted> {
+        let position = self
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| {
+                b.pool == p && b.stream == stream && b.size >= size && b.size <= size * 2
+            })
+            .min_by_key(|(_, b)| b.size)
+            .map(|(i, _)| i)?;
+        let block = self.pending.swap_remove(position);
+        self.pools[p].pool.take_pending(block.index);
+        let mut granted = self.granted(p, block.index);
+        granted.inherited = Some(block.marker);
+        Some(granted)
+    }
+
+    /// Frees pending blocks whose work has completed. Returns whether any did.
+    fn collect_completed(&mut self) -> bool {
+        let before = self.pending.len();
+        let mut still = Vec::with_capacity(before);
+        for block in std::mem::take(&mut self.pending) {
+            if block.marker.is_complete().unwrap_or(false) {
+                self.complete(block);
+            } else {
+                still.push(block);
+            }
+        }
+        self.pending = still;
+        self.pending.len() < before
+    }
+
+    fn complete(&mut self, block: PendingBlock) {
+        self.pools[block.pool].pool.complete(block.index);
+        self.stats.active.sub(block.size);
+    }
+
+    /// Waits for every pending block's work (errors parked; such blocks stay pending).
+    fn wait_pending(&mut self) {
+        for block in std::mem::take(&mut self.pending) {
+            match block.marker.synchronize() {
+                Ok(()) => self.complete(block),
+                Err(error) => {
+                    deferred::park("waiting for a cached block", error);
+                    self.pending.push(block);
+                }
+            }
+        }
+    }
+
+    /// Takes back a block. `last_use` is its tracker's last queued use.
+    pub(crate) fn release(
+        &mut self,
+        ctx: &Context,
+        granted_pool: usize,
+        index: u32,
+        requested: usize,
+        stream: u64,
+        last_use: std::result::Result<Option<Arc<Marker>>, ()>,
+    ) {
+        let size = self.pools[granted_pool].pool.block(index).size;
+        self.stats.frees += 1;
+        self.stats.requested.sub(requested);
+        self.stats.allocated.sub(size);
+        let marker = match last_use {
+            Ok(marker) => marker,
+            Err(()) => {
+                // The last use is unknown: only a device-wide wait is safe.
+                let synced = ctx.bind().and_then(|()| {
+                    let lib = ctx.lib();
+                    // SAFETY: no arguments; the context is current.
+                    check(lib, "aclrtSynchronizeDevice", unsafe {
+                        lib.aclrtSynchronizeDevice()
+                    })
+                });
+                if let Err(error) = synced {
+                    // Never reuse memory that may still be in use: keep it allocated.
+                    deferred::park(
+                        "a block (kept out of the cache: its queued work is unknown)",
+                        error,
+                    );
+                    return;
+                }
+                None
+            }
+        };
+        match marker {
+            Some(marker) if !marker.is_complete().unwrap_or(false) => {
+                self.pools[granted_pool].pool.free_pending(index, stream);
+                self.pending.push(PendingBlock {
+                    pool: granted_pool,
+                    index,
+                    stream,
+                    size,
+                    marker,
+                });
+            }
+            _ => {
+                self.pools[granted_pool].pool.free(index);
+                self.stats.active.sub(size);
+            }
+        }
+    }
+
+    /// Waits for pending blocks and returns cached memory to the device.
+    pub(crate) fn empty_cache(&mut self, ctx: &Context) -> Result<()> {
+        self.release_cache(ctx)
+    }
+
+    fn release_cache(&mut self, ctx: &Context) -> Result<()> {
+        self.wait_pending();
+        for ps in &mut self.pools {
+            match &mut ps.backing {
+                Backing::Segments(segments) => {
+                    let (bytes, count) = segments.release_empty(ctx, &mut ps.pool)?;
+                    self.stats.reserved.sub(bytes);
+                    self.stats.device_frees += count;
+                }
+                Backing::Expandable(segment) => {
+                    segment.unmap_free_pages(&ps.pool, usize::MAX, &mut self.stats);
+                    segment.free_spare(&mut self.stats);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn snapshot(&self) -> Statistics {
+        let mut stats = self.stats;
+        stats.free_bytes = stats.reserved.current.saturating_sub(stats.active.current);
+        stats.largest_free_block = self
+            .pools
+            .iter()
+            .map(|ps| match &ps.backing {
+                Backing::Segments(_) => ps
+                    .pool
+                    .free_blocks()
+                    .map(|(_, size)| size)
+                    .max()
+                    .unwrap_or(0),
+                Backing::Expandable(segment) => segment.largest_free_mapped_run(&ps.pool),
+            })
+            .max()
+            .unwrap_or(0);
+        stats
+    }
+
+    pub(crate) fn reset_peaks(&mut self) {
+        for stat in [
+            &mut self.stats.requested,
+            &mut self.stats.allocated,
+            &mut self.stats.active,
+            &mut self.stats.reserved,
+        ] {
+            stat.peak = stat.current;
+        }
+    }
+
+    /// The allocator is going away (no block is alive): everything goes back.
+    pub(crate) fn release_everything(&mut self, ctx: &Context) {
+        self.wait_pending();
+        for block in std::mem::take(&mut self.pending) {
+            // Work we could not wait for may still use it: keep the memory.
+            deferred::park(
+                "an allocator (a pending block was leaked)",
+                Error::InvalidState(format!("block {}", block.index)),
+            );
+        }
+        for ps in &mut self.pools {
+            if let Backing::Segments(segments) = &mut ps.backing {
+                let (_, _, result) = segments.release_all(ctx);
+                deferred::park_result("an allocator's segments", result);
+            }
+            // Expandable segments release their mappings, pages and range
+            // when dropped with the state.
+        }
+    }
+}

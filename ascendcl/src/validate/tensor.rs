@@ -1,0 +1,258 @@
+//! [`Tensor`]: a loaded tensor (element type, shape, values in C order).
+
+use std::fmt;
+
+use super::error::{ValidateError, ValidateResult};
+
+/// Element type of a tensor as it was stored in its file.
+///
+/// Values are kept as `f32` for [`F16`](DType::F16), [`BF16`](DType::BF16)
+/// and [`F32`](DType::F32) (both half types convert to `f32` exactly), and as
+/// `f64` for everything else. `I64`/`U64` values above 2^53 lose precision in
+/// `f64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DType {
+    /// `bool` (one byte, non-zero is 1.0).
+    Bool,
+    /// `uint8`.
+    U8,
+    /// `uint16`.
+    U16,
+    /// `uint32`.
+    U32,
+    /// `uint64`.
+    U64,
+    /// `int8`.
+    I8,
+    /// `int16`.
+    I16,
+    /// `int32`.
+    I32,
+    /// `int64`.
+    I64,
+    /// IEEE 754 half precision (`float16`).
+    F16,
+    /// Brain floating point (`bfloat16`).
+    BF16,
+    /// `float32`.
+    F32,
+    /// `float64`.
+    F64,
+}
+
+impl DType {
+    /// Size of one element in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::U16 | DType::I16 | DType::F16 | DType::BF16 => 2,
+            DType::U32 | DType::I32 | DType::F32 => 4,
+            DType::U64 | DType::I64 | DType::F64 => 8,
+        }
+    }
+
+    /// The canonical name: `float32`, `bfloat16`, `int64`, `bool`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+        }
+    }
+
+    /// Parses a dtype name: the canonical names of [`name`](DType::name) or
+    /// the short Rust-style ones (`f32`, `f16`, `bf16`, `f64`, `i32`, `u8`,
+    /// ...; here `i8` is int8, not NumPy's int64 code). Case-insensitive.
+    pub fn from_name(name: &str) -> Option<DType> {
+        let dtype = match name.to_ascii_lowercase().as_str() {
+            "bool" => DType::Bool,
+            "u8" | "uint8" => DType::U8,
+            "u16" | "uint16" => DType::U16,
+            "u32" | "uint32" => DType::U32,
+            "u64" | "uint64" => DType::U64,
+            "i8" | "int8" => DType::I8,
+            "i16" | "int16" => DType::I16,
+            "i32" | "int32" => DType::I32,
+            "i64" | "int64" => DType::I64,
+            "f16" | "float16" | "half" => DType::F16,
+            "bf16" | "bfloat16" => DType::BF16,
+            "f32" | "float32" | "float" => DType::F32,
+            "f64" | "float64" | "double" => DType::F64,
+            _ => return None,
+        };
+        Some(dtype)
+    }
+
+    /// Whether values of this type are stored as `f32` in a [`Tensor`].
+    pub(crate) fn stored_as_f32(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The values of a tensor, in C (row-major) order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// Values of `float32`, `float16` and `bfloat16` tensors.
+    F32(Vec<f32>),
+    /// Values of every other type.
+    F64(Vec<f64>),
+}
+
+impl Values {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::F32(v) => v.len(),
+            Values::F64(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value at flat (C-order) position `index`, as `f64`.
+    pub fn get(&self, index: usize) -> Option<f64> {
+        match self {
+            Values::F32(v) => v.get(index).map(|&x| f64::from(x)),
+            Values::F64(v) => v.get(index).copied(),
+        }
+    }
+
+    /// All values as `f64`.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        match self {
+            Values::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            Values::F64(v) => v.clone(),
+        }
+    }
+}
+
+/// A tensor loaded from a file (or built in memory): element type, shape and
+/// values in C order. The number of values always equals the product of the
+/// shape; an empty shape is a scalar (one value).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tensor {
+    dtype: DType,
+    shape: Vec<usize>,
+    values: Values,
+}
+
+impl Tensor {
+    /// A `float32` tensor. Errors if `values.len()` is not the product of `shape`.
+    pub fn from_f32(shape: impl Into<Vec<usize>>, values: Vec<f32>) -> ValidateResult<Tensor> {
+        Tensor::new(DType::F32, shape.into(), Values::F32(values))
+    }
+
+    /// A `float64` tensor. Errors if `values.len()` is not the product of `shape`.
+    pub fn from_f64(shape: impl Into<Vec<usize>>, values: Vec<f64>) -> ValidateResult<Tensor> {
+        Tensor::new(DType::F64, shape.into(), Values::F64(values))
+    }
+
+    /// A tensor of `dtype` (the type it was stored as) holding `values`.
+    /// Errors if `values.len()` is not the product of `shape`.
+    pub fn new(dtype: DType, shape: Vec<usize>, values: Values) -> ValidateResult<Tensor> {
+        let count = element_count(&shape).ok_or_else(|| ValidateError::ShapeOverflow {
+            origin: "Tensor::new".to_owned(),
+            shape: shape.clone(),
+        })?;
+        if count != values.len() {
+            return Err(ValidateError::InvalidArgument(format!(
+                "shape {shape:?} has {count} elements but {} values were given",
+                values.len()
+            )));
+        }
+        Ok(Tensor {
+            dtype,
+            shape,
+            values,
+        })
+    }
+
+    /// The element type the tensor was stored as.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The shape (empty for a scalar).
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Number of elements (the product of the shape).
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the tensor has no elements (a dimension is 0).
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The values, in C order.
+    pub fn values(&self) -> &Values {
+        &self.values
+    }
+
+    /// The value at flat (C-order) position `index`.
+    pub fn get(&self, index: usize) -> Option<f64> {
+        self.values.get(index)
+    }
+
+    /// The value at the multi-dimensional `index` (one entry per dimension).
+    pub fn get_at(&self, index: &[usize]) -> Option<f64> {
+        if index.len() != self.shape.len() {
+            return None;
+        }
+        let mut flat = 0usize;
+        for (&i, &dim) in index.iter().zip(&self.shape) {
+            if i >= dim {
+                return None;
+            }
+            flat = flat.checked_mul(dim)?.checked_add(i)?;
+        }
+        self.values.get(flat)
+    }
+
+    /// Consumes the tensor, returning its values.
+    pub fn into_values(self) -> Values {
+        self.values
+    }
+}
+
+/// The number of elements of `shape` (1 for a scalar), or `None` if the
+/// product overflows `usize`.
+pub fn element_count(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
+/// The multi-dimensional index (C order) of flat position `flat` in `shape`.
+/// A position past the end wraps around (it is taken modulo the number of
+/// elements); a shape with a zero dimension gives all zeros. Never panics.
+pub fn unravel_index(shape: &[usize], flat: usize) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    let mut rest = flat;
+    for (slot, &dim) in index.iter_mut().zip(shape).rev() {
+        *slot = rest.checked_rem(dim).unwrap_or(0);
+        rest = rest.checked_div(dim).unwrap_or(0);
+    }
+    index
+}
