@@ -14,7 +14,7 @@ ACLMOCK_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn
     mock_call c;
     call_begin(&c, FN_aclrtLaunchHostFunc);
     ja_stream(&c, "stream", stream);
-    ja_str(&c, "fn", fn ? "fn" : NULL);
+    ja_hex(&c, "fn", (uint64_t)(uintptr_t)fn);
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
@@ -61,7 +61,7 @@ ACLMOCK_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, ac
 {
     mock_call c;
     call_begin(&c, FN_aclrtLaunchCallback);
-    ja_str(&c, "fn", fn ? "fn" : NULL);
+    ja_hex(&c, "fn", (uint64_t)(uintptr_t)fn);
     ja_i64(&c, "blockType", (int64_t)blockType);
     ja_stream(&c, "stream", stream);
     if (call_faulted(&c)) {

@@ -44,6 +44,7 @@ void call_begin(mock_call *c, int fn)
     c->faulted = false;
     c->fault_code = ACL_SUCCESS;
     G.calls[fn]++;
+    thread_small_id(); /* threads are numbered in order of their first call */
 }
 
 bool call_faulted(mock_call *c)

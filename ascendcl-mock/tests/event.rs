@@ -10,7 +10,7 @@ use ascendcl_mock::{Misuse, Resource};
 use ascendcl_sys::*;
 use common::*;
 
-const DELAY: Duration = Duration::from_millis(30);
+const DELAY: Duration = Duration::from_millis(50);
 
 static HOLD: AtomicBool = AtomicBool::new(false);
 

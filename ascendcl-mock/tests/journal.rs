@@ -28,6 +28,9 @@ fn journal_records_every_call_with_symbolic_handles() {
     let e = t.create_event();
     assert_eq!(t.record(e, s), OK);
     assert_eq!(t.sync_stream(s), OK);
+    // SAFETY: no arguments.
+    let rc = unsafe { t.lib.aclrtSynchronizeDevice() }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(t.free(p), OK);
     assert_eq!(t.free(p), ACL_ERROR_RT_PARAM_INVALID);
     let j = t.s.journal();
@@ -44,6 +47,7 @@ fn journal_records_every_call_with_symbolic_handles() {
             "aclrtCreateEvent",
             "aclrtRecordEvent",
             "aclrtSynchronizeStream",
+            "aclrtSynchronizeDevice",
             "aclrtFree",
             "aclrtFree",
         ]
@@ -79,25 +83,25 @@ fn journal_records_every_call_with_symbolic_handles() {
     );
     assert_eq!(j[6].raw_field("out"), Some("{\"event\":\"e1\"}"));
     assert_eq!(args_of(&j[7]), "{\"event\":\"e1\",\"stream\":\"s1\"}");
-    assert_eq!(args_of(&j[9]), "{\"devPtr\":\"m1+0x0\"}");
-    assert_eq!(j[9].ret(), 0);
-    assert_eq!(j[10].ret(), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(args_of(&j[10]), "{\"devPtr\":\"m1+0x0\"}");
+    assert_eq!(j[10].ret(), 0);
+    assert_eq!(j[11].ret(), ACL_ERROR_RT_PARAM_INVALID);
     // a plain host pointer is "host"; null is null
     let mut local = [0u8; 8];
     assert_eq!(
         t.memcpy(local.as_mut_ptr().cast(), 8, std::ptr::null(), 8, H2H),
         ACL_ERROR_INVALID_PARAM
     );
-    let last = t.s.journal_since(12);
+    let last = t.s.journal_since(13);
     assert_eq!(last.len(), 1);
     assert!(args_of(&last[0]).starts_with("{\"dst\":\"host\",\"destMax\":8,\"src\":null"));
-    assert_eq!(t.s.journal_len(), 12);
+    assert_eq!(t.s.journal_len(), 13);
     t.s.clear_journal();
     assert_eq!(t.s.journal_len(), 0);
     assert_eq!(t.destroy_event(e), OK);
     assert_eq!(
         t.s.journal()[0].seq(),
-        13,
+        14,
         "sequence numbers continue after a clear"
     );
     assert_eq!(t.destroy_stream(s), OK);

@@ -493,3 +493,27 @@ fn async_copies_and_fills_run_on_the_stream() {
     assert_eq!(t.reset_device(0), OK);
     assert_eq!(t.s.misuse_total(), 1);
 }
+
+#[test]
+fn abort_on_misuse_stops_the_process_at_the_first_misuse() {
+    const NAME: &str = "abort_on_misuse_stops_the_process_at_the_first_misuse";
+    if is_child(NAME) {
+        let t = T::with_device(0);
+        let p = t.malloc(64, HUGE_FIRST).unwrap();
+        assert_eq!(t.free(p), OK);
+        let _ = t.free(p);
+        println!("survived a double free");
+        return;
+    }
+    let out = run_child(NAME, &[("ASCENDCL_MOCK_ABORT_ON_MISUSE", "1")]);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(6), "SIGABRT: {:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("misuse DOUBLE_FREE in aclrtFree"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("survived"));
+    let t = T::new();
+    t.assert_clean(0);
+}

@@ -9,7 +9,7 @@ use ascendcl_mock::{Misuse, Resource};
 use ascendcl_sys::*;
 use common::*;
 
-const DELAY: Duration = Duration::from_millis(30);
+const DELAY: Duration = Duration::from_millis(50);
 
 #[test]
 fn creating_a_stream_needs_a_current_context() {
