@@ -161,8 +161,16 @@ fn read_from<R: Read>(reader: &mut R, total_len: u64, origin: &str) -> ValidateR
         // Latin-1: every byte is the code point of the same value.
         header_bytes.iter().map(|&b| char::from(b)).collect()
     };
-    let header =
-        parse_header(&text).map_err(|reason| bad(origin, format!("header {text:?}: {reason}")))?;
+    let header = parse_header(&text).map_err(|reason| {
+        // Quote at most the start of the header: it may be long garbage.
+        let shown: String = text.trim_end().chars().take(120).collect();
+        let more = if shown.len() < text.trim_end().len() {
+            "..."
+        } else {
+            ""
+        };
+        bad(origin, format!("{reason} in header {shown:?}{more}"))
+    })?;
     let (dtype, order) = match header.descr {
         Descr::Simple(dtype, order) => (dtype, order),
         Descr::Unsupported(dtype) => {

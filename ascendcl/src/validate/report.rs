@@ -91,24 +91,17 @@ impl Report {
             );
         }
         let t = &self.thresholds;
+        let (clean, acceptable, investigate) = (t.clean(), t.acceptable(), t.investigate());
         let name = format!(
             "max {} error {}",
             self.metric.short_name(),
             sci(self.verdict_error)
         );
         match self.verdict {
-            Verdict::Clean => format!("{name} <= {}", sci(t.clean())),
-            Verdict::Acceptable => {
-                format!("{name} is in ({}, {}]", sci(t.clean()), sci(t.acceptable()))
-            }
-            Verdict::Investigate => {
-                format!(
-                    "{name} is in ({}, {}]",
-                    sci(t.acceptable()),
-                    sci(t.investigate())
-                )
-            }
-            Verdict::FindTheOperator => format!("{name} > {}", sci(t.investigate())),
+            Verdict::Clean => format!("{name} <= {clean:e}"),
+            Verdict::Acceptable => format!("{name} is in ({clean:e}, {acceptable:e}]"),
+            Verdict::Investigate => format!("{name} is in ({acceptable:e}, {investigate:e}]"),
+            Verdict::FindTheOperator => format!("{name} > {investigate:e}"),
         }
     }
 
@@ -184,53 +177,49 @@ impl fmt::Display for Report {
             |i: &Option<Vec<usize>>| i.as_ref().map_or(String::new(), |i| format!("  at {i:?}"));
         let t = &self.thresholds;
         let by = self.metric.short_name();
+        const W: usize = 28;
+        let shape = &self.shape;
+        writeln!(f, "{:<W$}{} (shape {shape:?})", "elements", self.elements)?;
+        let max_abs = sci(self.max_abs_error);
+        let at_abs = at(&self.max_abs_error_index);
+        writeln!(f, "{:<W$}{max_abs}{at_abs}", "max abs error")?;
+        let max_rel = sci(self.max_rel_error);
+        let at_rel = at(&self.max_rel_error_index);
+        let floor = self.relative_floor;
         writeln!(
             f,
-            "{:<22}{} (shape {:?})",
-            "elements", self.elements, self.shape
+            "{:<W$}{max_rel}{at_rel}  (floor {floor:e})",
+            "max rel error"
         )?;
+        writeln!(f, "{:<W$}{}", "mean abs error", sci(self.mean_abs_error))?;
+        writeln!(f, "{:<W$}{}", "rmse", sci(self.rmse))?;
         writeln!(
             f,
-            "{:<22}{}{}",
-            "max abs error",
-            sci(self.max_abs_error),
-            at(&self.max_abs_error_index)
-        )?;
-        writeln!(
-            f,
-            "{:<22}{}{}  (floor {})",
-            "max rel error",
-            sci(self.max_rel_error),
-            at(&self.max_rel_error_index),
-            sci(self.relative_floor)
-        )?;
-        writeln!(f, "{:<22}{}", "mean abs error", sci(self.mean_abs_error))?;
-        writeln!(f, "{:<22}{}", "rmse", sci(self.rmse))?;
-        writeln!(
-            f,
-            "{:<22}{:.8}",
+            "{:<W$}{:.10}",
             "cosine similarity", self.cosine_similarity
         )?;
+        let (mismatches, matched) = (self.nonfinite_mismatches, self.matched_nonfinite);
         writeln!(
             f,
-            "{:<22}{}  (NaN/Inf equal in both: {})",
-            "NaN/Inf mismatches", self.nonfinite_mismatches, self.matched_nonfinite
+            "{:<W$}{mismatches}  (NaN/Inf equal in both: {matched})",
+            "NaN/Inf mismatches"
         )?;
+        let over = &self.over_threshold;
         for (label, limit, count) in [
-            ("clean", t.clean(), self.over_threshold.clean),
-            ("acceptable", t.acceptable(), self.over_threshold.acceptable),
-            (
-                "investigate",
-                t.investigate(),
-                self.over_threshold.investigate,
-            ),
+            ("clean", t.clean(), over.clean),
+            ("acceptable", t.acceptable(), over.acceptable),
+            ("investigate", t.investigate(), over.investigate),
         ] {
-            let head = format!("over {} ({label})", sci(limit));
-            writeln!(f, "{head:<30}{count} of {} by {by} error", self.elements)?;
+            let head = format!("over {limit:e} ({label})");
+            writeln!(f, "{head:<W$}{count} of {} by {by} error", self.elements)?;
         }
         writeln!(f)?;
         if self.worst.is_empty() {
-            writeln!(f, "no element differs")?;
+            if self.max_abs_error > 0.0 || self.nonfinite_mismatches > 0 {
+                writeln!(f, "worst elements: none requested")?;
+            } else {
+                writeln!(f, "no element differs")?;
+            }
         } else {
             let indices: Vec<String> = self
                 .worst
@@ -274,7 +263,9 @@ impl fmt::Display for Report {
 
 /// An error or threshold, `1.234e-5` style.
 fn sci(x: f64) -> String {
-    if x.is_finite() {
+    if x == 0.0 {
+        "0".to_owned()
+    } else if x.is_finite() {
         format!("{x:.3e}")
     } else {
         format!("{x}")
