@@ -252,3 +252,26 @@ mod tests {
         assert_eq!(pool.free_blocks().collect::<Vec<_>>(), vec![(0, 2048)]);
     }
 }
+
+#[cfg(test)]
+mod sequence_tests {
+    use super::*;
+
+    #[test]
+    fn freeing_every_block_in_allocation_order_restores_the_whole_segment() {
+        const MIB: usize = 1 << 20;
+        let mut pool = Pool::default();
+        pool.add_segment(0, 0x10_0000_0000, 72 * MIB);
+        let blocks: Vec<u32> = (0..12)
+            .map(|_| pool.take_best_fit(4 * MIB, 512).unwrap())
+            .collect();
+        for b in blocks {
+            pool.free(b);
+        }
+        assert_eq!(
+            pool.free_blocks().collect::<Vec<_>>(),
+            vec![(0x10_0000_0000, 72 * MIB)]
+        );
+        assert!(pool.take_best_fit(40 * MIB, 512).is_some());
+    }
+}

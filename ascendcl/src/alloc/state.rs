@@ -14,9 +14,11 @@ use crate::deferred;
 use crate::error::{Error, Result};
 use crate::event::Marker;
 
-/// The small pool's page and torch's split thresholds.
+/// The small pool's page.
 const SMALL_PAGE: usize = 2 << 20;
-const LARGE_MIN_SPLIT_SEGMENTS: usize = 1 << 20;
+/// torch's rule for fixed segments: a large block is split only when more
+/// than 1 MiB would remain (the small pool splits from 512 bytes).
+const LARGE_MIN_SPLIT_SEGMENTS: usize = (1 << 20) + 1;
 
 /// What an allocation got.
 pub(crate) struct Granted {
@@ -101,35 +103,19 @@ impl State {
         })
     }
 
-    /// Allocates `bytes` for `stream`; on a device OOM releases the cache
-    /// and retries once.
+    /// Allocates `bytes` for `stream`. When memory runs out (the device
+    /// answers 207001, or an expandable range has no room), waits for pending
+    /// blocks, releases the cache and retries once.
     pub(crate) fn allocate(&mut self, ctx: &Context, bytes: usize, stream: u64) -> Result<Granted> {
         let size = bytes.max(MIN_BLOCK).div_ceil(MIN_BLOCK) * MIN_BLOCK;
         let pool = usize::from(size > SMALL_LIMIT);
         let granted = match self.try_allocate(ctx, pool, size, stream) {
+            Ok(Some(granted)) => granted,
+            Ok(None) => self.retry_after_releasing(ctx, pool, size, bytes, stream)?,
             Err(error) if is_device_oom(&error) => {
-                self.stats.oom_retries += 1;
-                self.release_cache(ctx)?;
-                match self.try_allocate(ctx, pool, size, stream) {
-                    Err(Error::Acl(source))
-                        if source.category() == crate::Category::OutOfMemory =>
-                    {
-                        self.stats.ooms += 1;
-                        let device_free = crate::device::memory_info(ctx)
-                            .ok()
-                            .map(|m| (m.free, m.total));
-                        let stats = self.snapshot();
-                        return Err(Error::OutOfMemory(Box::new(OutOfMemory {
-                            requested: bytes,
-                            stats,
-                            device_free,
-                            source,
-                        })));
-                    }
-                    other => other?,
-                }
+                self.retry_after_releasing(ctx, pool, size, bytes, stream)?
             }
-            other => other?,
+            Err(error) => return Err(error),
         };
         self.stats.allocations += 1;
         self.stats.requested.add(bytes);
@@ -140,23 +126,57 @@ impl State {
         Ok(granted)
     }
 
+    fn retry_after_releasing(
+        &mut self,
+        ctx: &Context,
+        pool: usize,
+        size: usize,
+        bytes: usize,
+        stream: u64,
+    ) -> Result<Granted> {
+        self.stats.oom_retries += 1;
+        self.release_cache(ctx)?;
+        let source = match self.try_allocate(ctx, pool, size, stream) {
+            Ok(Some(granted)) => return Ok(granted),
+            Ok(None) => None,
+            Err(Error::Acl(source)) if source.category() == crate::Category::OutOfMemory => {
+                Some(source)
+            }
+            Err(error) => return Err(error),
+        };
+        self.stats.ooms += 1;
+        let device_free = crate::device::memory_info(ctx)
+            .ok()
+            .map(|m| (m.free, m.total));
+        let stats = self.snapshot();
+        Err(Error::OutOfMemory(Box::new(OutOfMemory {
+            requested: bytes,
+            stats,
+            device_free,
+            source,
+        })))
+    }
+
+    /// One attempt: `Ok(None)` when an expandable range has no room.
     fn try_allocate(
         &mut self,
         ctx: &Context,
         p: usize,
         size: usize,
         stream: u64,
-    ) -> Result<Granted> {
-        if let Some(granted) = self.take_free(ctx, p, size)? {
-            return Ok(granted);
-        }
+    ) -> Result<Option<Granted>> {
+        // A block this stream freed with work still queued is reusable by it
+        // in stream order: prefer it, as it needs no new memory.
         if let Some(granted) = self.take_pending_of(p, size, stream) {
             self.stats.cache_hits += 1;
-            return Ok(granted);
+            return Ok(Some(granted));
+        }
+        if let Some(granted) = self.take_free(ctx, p, size)? {
+            return Ok(Some(granted));
         }
         if self.collect_completed() {
             if let Some(granted) = self.take_free(ctx, p, size)? {
-                return Ok(granted);
+                return Ok(Some(granted));
             }
         }
         let ps = &mut self.pools[p];
@@ -171,12 +191,10 @@ impl State {
                         "a new segment of {bytes} bytes cannot hold {size} bytes"
                     ))
                 })?;
-                Ok(self.granted(p, index))
+                Ok(Some(self.granted(p, index)))
             }
-            Backing::Expandable(_) => Err(Error::InvalidState(format!(
-                "the expandable segment's address range has no free run of {size} bytes; \
-                 raise AllocatorConfig::reserve_factor"
-            ))),
+            // The range (1.125 × HBM by default) has no free run left.
+            Backing::Expandable(_) => Ok(None),
         }
     }
 
@@ -223,6 +241,9 @@ impl State {
 
     /// A pending block of `stream` that fits (best fit), reused in stream order.
     fn take_pending_of(&mut self, p: usize, size: usize, stream: u64) -> Option<Granted> {
+        if self.pending.is_empty() {
+            return None;
+        }
         let position = self
             .pending
             .iter()

@@ -112,14 +112,15 @@ pub struct OutOfMemory {
     pub stats: Statistics,
     /// The device's free and total bytes at the failure, if it could tell.
     pub device_free: Option<(usize, usize)>,
-    /// The runtime's error from the last attempt.
-    pub source: AclError,
+    /// The runtime's error from the last attempt; `None` when an expandable
+    /// segment's reserved address range (1.125 × HBM) had no room left.
+    pub source: Option<AclError>,
 }
 
 impl OutOfMemory {
-    /// The runtime's code (207001).
+    /// The runtime's code (207001), if the runtime refused.
     pub fn code(&self) -> Option<i32> {
-        Some(self.source.code())
+        self.source.as_ref().map(AclError::code)
     }
 }
 
@@ -138,17 +139,26 @@ impl fmt::Display for OutOfMemory {
                 format_bytes(total)
             )?;
         }
+        write!(f, "\nallocator: {}", self.stats)?;
+        match &self.source {
+            Some(source) => write!(f, "\nruntime: {source}")?,
+            None => write!(
+                f,
+                "\nthe reserved address range of the expandable segment is full"
+            )?,
+        }
         write!(
             f,
-            "\nallocator: {}\nruntime: {}\nhint: reduce the batch size, free tensors you no longer need, \
-             or use expandable segments if the cache is fragmented (see fragmentation above)",
-            self.stats, self.source
+            "\nhint: reduce the batch size, free tensors you no longer need, \
+             or use expandable segments if the cache is fragmented (see fragmentation above)"
         )
     }
 }
 
 impl std::error::Error for OutOfMemory {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
+        self.source
+            .as_ref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
     }
 }

@@ -176,7 +176,7 @@ impl Error {
         match self {
             Error::Acl(e) => e.message(),
             Error::Deferred { source, .. } => source.message(),
-            Error::OutOfMemory(oom) => oom.source.message(),
+            Error::OutOfMemory(oom) => oom.source.as_ref().and_then(AclError::message),
             _ => None,
         }
     }
