@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod vmm;
+
 use std::ffi::{CStr, c_void};
 use std::process::{Command, Output};
 
