@@ -6,6 +6,8 @@
 //! and wrong, the program fails with an error naming the path instead of
 //! quietly falling back to the mock.
 
+pub mod trace;
+
 use std::path::PathBuf;
 
 use ascendcl::{Error, Runtime};
