@@ -8,6 +8,8 @@
 
 pub mod trace;
 
+pub mod bench;
+
 use std::path::PathBuf;
 
 use ascendcl::{Error, Runtime};

@@ -4,6 +4,11 @@
  * thread subscribed to the stream (aclrtSubscribeReport), which runs it in
  * aclrtProcessReport; with ACL_CALLBACK_BLOCK later tasks of the stream wait
  * until it has run.
+ *
+ * Error codes are the runtime's, as CANN 8.5.0 maps them (not the ACL-level
+ * 1000xx subscribe codes the headers also define): a repeated subscription
+ * 107011, a stream nobody subscribed 107015, a thread not subscribed 107012,
+ * no callback within the timeout 507012.
  */
 #include "mock.h"
 
@@ -48,7 +53,7 @@ ACLMOCK_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stre
         return call_end(&c, tls()->last_error);
     }
     if (s->subscribed) {
-        return call_end(&c, fail(ACL_ERROR_REPEAT_SUBSCRIBE, "stream s%llu is already subscribed by thread %llu",
+        return call_end(&c, fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, "stream s%llu is already subscribed by thread %llu",
                                  (unsigned long long)s->h.id, (unsigned long long)s->sub_thread));
     }
     s->subscribed = true;
@@ -81,7 +86,7 @@ ACLMOCK_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, ac
         return call_end(&c, tls()->last_error);
     }
     if (!s->subscribed) {
-        return call_end(&c, fail(ACL_ERROR_STREAM_NOT_SUBSCRIBE,
+        return call_end(&c, fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
                                  "stream s%llu is not subscribed by any thread (call aclrtSubscribeReport)",
                                  (unsigned long long)s->h.id));
     }
@@ -164,7 +169,7 @@ ACLMOCK_EXPORT aclError aclrtProcessReport(int32_t timeout)
     }
     uint64_t self = (uint64_t)pthread_self();
     if (!thread_subscribed(self)) {
-        return call_end(&c, fail(ACL_ERROR_THREAD_NOT_SUBSCRIBE, "thread %llu is not subscribed to any stream",
+        return call_end(&c, fail(ACL_ERROR_RT_THREAD_SUBSCRIBE, "thread %llu is not subscribed to any stream",
                                  (unsigned long long)self));
     }
     uint64_t deadline = deadline_after_ms(timeout);
@@ -173,7 +178,7 @@ ACLMOCK_EXPORT aclError aclrtProcessReport(int32_t timeout)
         if (!mock_wait_until(deadline)) {
             r = take_report(self);
             if (!r) {
-                return call_end(&c, fail(ACL_ERROR_WAIT_CALLBACK_TIMEOUT, "no callback arrived within %d ms",
+                return call_end(&c, fail(ACL_ERROR_RT_REPORT_TIMEOUT, "no callback arrived within %d ms",
                                          timeout));
             }
             break;
@@ -226,11 +231,11 @@ ACLMOCK_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream st
         return call_end(&c, tls()->last_error);
     }
     if (!s->subscribed) {
-        return call_end(&c, fail(ACL_ERROR_STREAM_NOT_SUBSCRIBE, "stream s%llu is not subscribed",
+        return call_end(&c, fail(ACL_ERROR_RT_STREAM_NO_CB_REG, "stream s%llu is not subscribed",
                                  (unsigned long long)s->h.id));
     }
     if (s->sub_thread != threadId) {
-        return call_end(&c, fail(ACL_ERROR_THREAD_NOT_SUBSCRIBE, "thread %llu is not subscribed to stream s%llu",
+        return call_end(&c, fail(ACL_ERROR_RT_THREAD_SUBSCRIBE, "thread %llu is not subscribed to stream s%llu",
                                  (unsigned long long)threadId, (unsigned long long)s->h.id));
     }
     s->subscribed = false;

@@ -36,9 +36,15 @@ aclError fail(aclError code, const char *fmt, ...)
     char line[1400];
     int n = snprintf(line, sizeof(line), "%s: %s: %s (error code %d)", msg_code(code), fn, detail, code);
     if (n < 0) {
-        n = 0;
+        line[0] = '\0';
     }
-    size_t len = strnlen(line, sizeof(line) - 1);
+    return fail_verbatim(code, line);
+}
+
+aclError fail_verbatim(aclError code, const char *line)
+{
+    mock_tls *t = tls();
+    size_t len = strnlen(line, sizeof(t->msg) - 1);
     /* accumulate, keeping the newest text when full */
     size_t need = len + (t->msg_len ? 1 : 0);
     if (need >= sizeof(t->msg)) {

@@ -56,7 +56,11 @@ bool call_faulted(mock_call *c)
     }
     c->faulted = true;
     c->fault_code = code;
-    fail(code, "%s", msg ? msg : "injected fault");
+    if (msg) {
+        fail_verbatim(code, msg);
+    } else {
+        fail(code, "injected fault");
+    }
     return true;
 }
 

@@ -378,6 +378,9 @@ uint64_t thread_small_id(void);
 /* Records a failure of the current call: message (accumulated per thread,
  * prefixed with a runtime-style code and the function name) and last error. */
 aclError fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
+/* Records `line` as the thread's error text exactly as given (injected
+ * faults and replayed traces carry the runtime's own text). */
+aclError fail_verbatim(aclError code, const char *line);
 /* Counts and logs a misuse (and aborts if ASCENDCL_MOCK_ABORT_ON_MISUSE=1). */
 void misuse(aclmockMisuse kind, const char *fmt, ...) MOCK_PRINTF(2, 3);
 void errors_reset_locked(void);

@@ -60,6 +60,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "ASCENDCL_MOCK_JOURNAL_CAPACITY",
         "entries kept in memory (default 65536; oldest dropped)",
     ),
+    (
+        "ASCENDCL_MOCK_ABORT_ON_MISUSE",
+        "abort with the message on the first detected misuse (debugging)",
+    ),
 ];
 
 /// Makes the mock the library of this process and returns its control API.

@@ -106,21 +106,17 @@ fn report_callbacks_use_the_subscription_error_codes() {
     };
     // SAFETY: plain arguments.
     let process = |ms: i32| unsafe { t.lib.aclrtProcessReport(ms) }.unwrap();
-    assert_eq!(launch(0), ACL_ERROR_STREAM_NOT_SUBSCRIBE);
-    assert_eq!(process(10), ACL_ERROR_THREAD_NOT_SUBSCRIBE);
+    assert_eq!(launch(0), ACL_ERROR_RT_STREAM_NO_CB_REG);
+    assert_eq!(process(10), ACL_ERROR_RT_THREAD_SUBSCRIBE);
     assert_eq!(process(0), ACL_ERROR_INVALID_PARAM);
     assert_eq!(process(-2), ACL_ERROR_INVALID_PARAM);
     // SAFETY: live stream.
     assert_eq!(unsafe { t.lib.aclrtSubscribeReport(me, s) }.unwrap(), OK);
     // SAFETY: live stream.
     let rc = unsafe { t.lib.aclrtSubscribeReport(me, s) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_REPEAT_SUBSCRIBE);
+    assert_eq!(rc, ACL_ERROR_RT_STREAM_SUBSCRIBE);
     assert_eq!(launch(2), ACL_ERROR_INVALID_PARAM, "unknown block type");
-    assert_eq!(
-        process(5),
-        ACL_ERROR_WAIT_CALLBACK_TIMEOUT,
-        "nothing queued"
-    );
+    assert_eq!(process(5), ACL_ERROR_RT_REPORT_TIMEOUT, "nothing queued");
     CALLS.store(0, Ordering::SeqCst);
     assert_eq!(launch(0), OK);
     assert_eq!(launch(0), OK);
@@ -138,12 +134,12 @@ fn report_callbacks_use_the_subscription_error_codes() {
     assert_eq!(CALLS.load(Ordering::SeqCst), 2);
     // SAFETY: live stream, wrong thread id.
     let rc = unsafe { t.lib.aclrtUnSubscribeReport(me + 1, s) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_THREAD_NOT_SUBSCRIBE);
+    assert_eq!(rc, ACL_ERROR_RT_THREAD_SUBSCRIBE);
     // SAFETY: live stream.
     assert_eq!(unsafe { t.lib.aclrtUnSubscribeReport(me, s) }.unwrap(), OK);
     // SAFETY: live stream.
     let rc = unsafe { t.lib.aclrtUnSubscribeReport(me, s) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_STREAM_NOT_SUBSCRIBE);
+    assert_eq!(rc, ACL_ERROR_RT_STREAM_NO_CB_REG);
     assert_eq!(t.destroy_stream(s), OK);
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);

@@ -23,6 +23,8 @@ pub fn env() -> Env {
         stale.is_empty(),
         "a previous test left parked errors: {stale:?}"
     );
+    // The test's journal starts here (the first test of a binary calls aclInit).
+    session.clear_journal();
     Env { session, rt }
 }
 
