@@ -9,6 +9,7 @@
 pub mod trace;
 
 pub mod bench;
+pub mod doctor;
 
 use std::path::PathBuf;
 
