@@ -6,6 +6,8 @@
 //! same run; on the mock they measure the binding layer, not an NPU.
 
 use std::ffi::c_void;
+use std::hint::black_box;
+use std::time::Instant;
 
 use ascendcl::prelude::*;
 use ascendcl::sys::{self, aclrtMemMallocPolicy, aclrtMemcpyKind};
@@ -26,23 +28,52 @@ fn overhead(c: &mut Criterion) {
     // Raw calls act on the calling thread's current context.
     let _current = env.ctx.make_current().expect("bind");
 
-    // Each row returns the call's natural result (criterion black-boxes it);
-    // the warm-up checks that the call succeeds.
-    let mut raw = c.benchmark_group("overhead/raw");
-    raw.bench_function("stream_query", |b| {
+    // Each op is measured raw then safe, back to back, so the two rows see
+    // the same machine state. Each row returns the call's natural result
+    // (criterion black-boxes it); the warm-up checks that the call succeeds.
+    // Ops that queue work (event_record) are drained before the next row,
+    // so the mock's stream worker does not compete with the next one.
+    let stream = &env.stream;
+    let drain = || stream.synchronize().expect("drain queued work");
+    let mut group = c.benchmark_group("overhead");
+
+    group.bench_function("raw/stream_query", |b| {
         let mut status = sys::aclrtStreamStatus::ACL_STREAM_STATUS_RESERVED;
         // SAFETY: a live stream of the current context and a valid out-pointer.
         let mut op = || unsafe { lib.aclrtStreamQuery(raw_stream, &mut status) };
         warm_up(|| assert_eq!(op(), Ok(0)));
         b.iter(op)
     });
-    raw.bench_function("event_record", |b| {
+    group.bench_function("safe/stream_query", |b| {
+        warm_up(|| assert!(stream.query().is_ok()));
+        b.iter(|| stream.query())
+    });
+
+    // Every sample starts from an empty queue: recording queues a marker that
+    // the stream's worker runs concurrently, and a backlog would slow the
+    // row that inherits it.
+    let timed_from_empty = |iters: u64, op: &dyn Fn()| {
+        drain();
+        let start = Instant::now();
+        (0..iters).for_each(|_| op());
+        let elapsed = start.elapsed();
+        drain();
+        elapsed
+    };
+    group.bench_function("raw/event_record", |b| {
         // SAFETY: a live event and stream of the current context.
         let op = || unsafe { lib.aclrtRecordEvent(raw_event, raw_stream) };
         warm_up(|| assert_eq!(op(), Ok(0)));
-        b.iter(op)
+        b.iter_custom(|iters| timed_from_empty(iters, &|| assert_eq!(black_box(op()), Ok(0))))
     });
-    raw.bench_function("sync_h2d_copy_4k", |b| {
+    group.bench_function("safe/event_record", |b| {
+        warm_up(|| assert!(event.record(stream).is_ok()));
+        b.iter_custom(|iters| {
+            timed_from_empty(iters, &|| assert!(black_box(event.record(stream)).is_ok()))
+        })
+    });
+
+    group.bench_function("raw/sync_h2d_copy_4k", |b| {
         let kind = aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE;
         let (src, dst) = (host.as_ptr().cast(), raw_device);
         // SAFETY: `host` and the device buffer are both COPY_BYTES long and
@@ -51,7 +82,12 @@ fn overhead(c: &mut Criterion) {
         warm_up(|| assert_eq!(op(), Ok(0)));
         b.iter(op)
     });
-    raw.bench_function("malloc_free_4k", |b| {
+    group.bench_function("safe/sync_h2d_copy_4k", |b| {
+        warm_up(|| assert!(device.copy_from_host(&host).is_ok()));
+        b.iter(|| device.copy_from_host(&host))
+    });
+
+    group.bench_function("raw/malloc_free_4k", |b| {
         let policy = aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST;
         let op = || {
             let mut ptr: *mut c_void = std::ptr::null_mut();
@@ -64,39 +100,23 @@ fn overhead(c: &mut Criterion) {
         warm_up(|| assert_eq!(op(), Ok(0)));
         b.iter(op)
     });
-    raw.bench_function("synchronize_idle_stream", |b| {
+    group.bench_function("safe/malloc_free_4k", |b| {
+        let op = || DeviceBuffer::<u8>::alloc(&env.ctx, COPY_BYTES).map(drop);
+        warm_up(|| assert!(op().is_ok()));
+        b.iter(op)
+    });
+
+    group.bench_function("raw/synchronize_idle_stream", |b| {
         // SAFETY: a live stream of the current context.
         let op = || unsafe { lib.aclrtSynchronizeStream(raw_stream) };
         warm_up(|| assert_eq!(op(), Ok(0)));
         b.iter(op)
     });
-    raw.finish();
-
-    let mut safe = c.benchmark_group("overhead/safe");
-    let stream = &env.stream;
-    safe.bench_function("stream_query", |b| {
-        warm_up(|| assert!(stream.query().is_ok()));
-        b.iter(|| stream.query())
-    });
-    safe.bench_function("event_record", |b| {
-        warm_up(|| assert!(event.record(stream).is_ok()));
-        b.iter(|| event.record(stream))
-    });
-    safe.bench_function("sync_h2d_copy_4k", |b| {
-        warm_up(|| assert!(device.copy_from_host(&host).is_ok()));
-        b.iter(|| device.copy_from_host(&host))
-    });
-    safe.bench_function("malloc_free_4k", |b| {
-        let op = || DeviceBuffer::<u8>::alloc(&env.ctx, COPY_BYTES).map(drop);
-        warm_up(|| assert!(op().is_ok()));
-        b.iter(op)
-    });
-    safe.bench_function("synchronize_idle_stream", |b| {
+    group.bench_function("safe/synchronize_idle_stream", |b| {
         warm_up(|| assert!(stream.synchronize().is_ok()));
         b.iter(|| stream.synchronize())
     });
-    safe.finish();
-    env.stream.synchronize().expect("drain the recorded events");
+    group.finish();
 }
 
 criterion_group!(benches, overhead);

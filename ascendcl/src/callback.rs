@@ -7,11 +7,52 @@
 
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{PoisonError, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError, Weak};
 
 use crate::call::check;
 use crate::error::Result;
 use crate::stream::{Stream, StreamInner};
+
+/// Panics caught in a stream's callbacks, waiting to be reported. Checking
+/// for none is one atomic load (synchronize does it on every call).
+#[derive(Debug, Default)]
+pub(crate) struct PanicSlot {
+    any: AtomicBool,
+    texts: Mutex<Vec<String>>,
+}
+
+impl PanicSlot {
+    fn push(&self, text: String) {
+        self.texts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(text);
+        self.any.store(true, Ordering::Release);
+    }
+
+    /// The oldest caught panic, if any.
+    #[inline]
+    pub(crate) fn take(&self) -> Option<String> {
+        if self.any.load(Ordering::Acquire) {
+            self.take_slow()
+        } else {
+            None
+        }
+    }
+
+    #[cold]
+    fn take_slow(&self) -> Option<String> {
+        let mut texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
+        let first = if texts.is_empty() {
+            None
+        } else {
+            Some(texts.remove(0))
+        };
+        self.any.store(!texts.is_empty(), Ordering::Release);
+        first
+    }
+}
 
 /// What the C trampoline receives: the closure and where to report a panic.
 struct HostCall {
@@ -31,11 +72,7 @@ extern "C" fn trampoline(args: *mut c_void) {
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "non-string panic payload".to_string());
         if let Some(stream) = stream.upgrade() {
-            stream
-                .callback_panics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(text);
+            stream.callback_panics.push(text);
         }
     }
 }

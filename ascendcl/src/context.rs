@@ -60,6 +60,8 @@ pub struct Context {
 }
 
 pub(crate) struct ContextInner {
+    /// The library, cached here: every call of every object reads it.
+    lib: &'static Library,
     pub(crate) device: Arc<DeviceRef>,
     raw: aclrtContext,
     id: u64,
@@ -96,6 +98,7 @@ impl Context {
         note_current(id);
         Context {
             inner: Arc::new(ContextInner {
+                lib: device.runtime.lib(),
                 device,
                 raw,
                 id,
@@ -119,6 +122,7 @@ impl Context {
         note_current(id);
         Ok(Context {
             inner: Arc::new(ContextInner {
+                lib,
                 device: dev,
                 raw,
                 id,
@@ -186,8 +190,9 @@ impl Context {
         &self.inner.device.runtime
     }
 
+    #[inline]
     pub(crate) fn lib(&self) -> &'static Library {
-        self.inner.device.runtime.lib()
+        self.inner.lib
     }
 
     /// Whether two handles denote the same context.

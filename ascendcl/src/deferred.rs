@@ -45,9 +45,15 @@ pub(crate) fn release(during: &'static str, mut step: impl FnMut() -> Result<()>
 /// Returns the oldest parked error, if any (cheap when there is none).
 #[inline]
 pub(crate) fn check_parked() -> Result<()> {
-    if !ANY_PARKED.load(Ordering::Acquire) {
-        return Ok(());
+    if ANY_PARKED.load(Ordering::Acquire) {
+        take_parked()
+    } else {
+        Ok(())
     }
+}
+
+#[cold]
+fn take_parked() -> Result<()> {
     let mut parked = PARKED.lock().unwrap_or_else(PoisonError::into_inner);
     let first = if parked.is_empty() {
         None

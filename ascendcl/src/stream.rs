@@ -28,7 +28,7 @@
 //! # Ok::<(), ascendcl::Error>(())
 //! ```
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ascendcl_sys::{self as sys, aclrtStream};
@@ -83,7 +83,7 @@ pub(crate) struct StreamInner {
     pub(crate) id: u64,
     owned: bool,
     /// Panics caught in host callbacks, reported by the next synchronize.
-    pub(crate) callback_panics: Mutex<Vec<String>>,
+    pub(crate) callback_panics: crate::callback::PanicSlot,
 }
 
 // SAFETY: stream handles are identifiers ACL accepts from any thread; the
@@ -165,7 +165,7 @@ impl Stream {
                 raw,
                 id: next_id(),
                 owned,
-                callback_panics: Mutex::new(Vec::new()),
+                callback_panics: Default::default(),
             }),
         }
     }
@@ -193,15 +193,9 @@ impl Stream {
     }
 
     fn take_callback_panic(&self) -> Result<()> {
-        let mut panics = self
-            .inner
-            .callback_panics
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if panics.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::CallbackPanicked(panics.remove(0)))
+        match self.inner.callback_panics.take() {
+            None => Ok(()),
+            Some(text) => Err(Error::CallbackPanicked(text)),
         }
     }
 
