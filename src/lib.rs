@@ -10,6 +10,7 @@ pub mod trace;
 
 pub mod bench;
 pub mod doctor;
+pub mod replay;
 
 use std::path::PathBuf;
 

@@ -201,6 +201,11 @@ impl CachingAllocator {
         self.lock().snapshot()
     }
 
+    /// Bytes currently held from the device (cheap: no snapshot is built).
+    pub fn reserved_bytes(&self) -> usize {
+        self.lock().reserved_now()
+    }
+
     /// Resets the peaks to the current values.
     pub fn reset_peaks(&self) {
         self.lock().reset_peaks();

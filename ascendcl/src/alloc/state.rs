@@ -53,8 +53,16 @@ struct PendingBlock {
 pub(crate) struct State {
     pools: [PoolState; 2],
     pending: Vec<PendingBlock>,
+    /// Blocks freed most recently, not yet merged into their pool: an
+    /// allocation of exactly their size takes one back without touching the
+    /// pool's index (the common case in training loops). Any other
+    /// allocation, and every cache release, first merges them.
+    recent: Vec<(usize, u32, usize)>,
     stats: Statistics,
 }
+
+/// How many freed blocks wait in `State::recent`.
+const RECENT: usize = 8;
 
 fn is_device_oom(error: &Error) -> bool {
     matches!(error, Error::Acl(e) if e.category() == crate::Category::OutOfMemory)
@@ -99,6 +107,7 @@ impl State {
         Ok(State {
             pools,
             pending: Vec::new(),
+            recent: Vec::with_capacity(RECENT + 1),
             stats: Statistics::default(),
         })
     }
@@ -109,7 +118,14 @@ impl State {
     pub(crate) fn allocate(&mut self, ctx: &Context, bytes: usize, stream: u64) -> Result<Granted> {
         let size = bytes.max(MIN_BLOCK).div_ceil(MIN_BLOCK) * MIN_BLOCK;
         let pool = usize::from(size > SMALL_LIMIT);
-        let granted = match self.try_allocate(ctx, pool, size, stream) {
+        let granted = match self.take_recent(pool, size) {
+            Some(granted) => Ok(Some(granted)),
+            None => {
+                self.flush_recent();
+                self.try_allocate(ctx, pool, size, stream)
+            }
+        };
+        let granted = match granted {
             Ok(Some(granted)) => granted,
             Ok(None) => self.retry_after_releasing(ctx, pool, size, bytes, stream)?,
             Err(error) if is_device_oom(&error) => {
@@ -341,9 +357,32 @@ impl State {
                 });
             }
             _ => {
-                self.pools[granted_pool].pool.free(index);
+                self.recent.push((granted_pool, index, size));
+                if self.recent.len() > RECENT {
+                    let (pool, oldest, _) = self.recent.remove(0);
+                    self.pools[pool].pool.free(oldest);
+                }
                 self.stats.active.sub(size);
             }
+        }
+    }
+
+    /// A recently freed block of exactly `size` bytes, most recent first.
+    #[inline]
+    fn take_recent(&mut self, pool: usize, size: usize) -> Option<Granted> {
+        let position = self
+            .recent
+            .iter()
+            .rposition(|&(p, _, s)| p == pool && s == size)?;
+        let (_, index, _) = self.recent.swap_remove(position);
+        self.stats.cache_hits += 1;
+        Some(self.granted(pool, index))
+    }
+
+    /// Merges the recently freed blocks into their pools.
+    fn flush_recent(&mut self) {
+        for (pool, index, _) in self.recent.drain(..) {
+            self.pools[pool].pool.free(index);
         }
     }
 
@@ -353,6 +392,7 @@ impl State {
     }
 
     fn release_cache(&mut self, ctx: &Context) -> Result<()> {
+        self.flush_recent();
         self.wait_pending();
         for ps in &mut self.pools {
             match &mut ps.backing {
@@ -370,7 +410,8 @@ impl State {
         Ok(())
     }
 
-    pub(crate) fn snapshot(&self) -> Statistics {
+    pub(crate) fn snapshot(&mut self) -> Statistics {
+        self.flush_recent();
         let mut stats = self.stats;
         stats.free_bytes = stats.reserved.current.saturating_sub(stats.active.current);
         stats.largest_free_block = self
@@ -390,6 +431,10 @@ impl State {
         stats
     }
 
+    pub(crate) fn reserved_now(&self) -> usize {
+        self.stats.reserved.current
+    }
+
     pub(crate) fn reset_peaks(&mut self) {
         for stat in [
             &mut self.stats.requested,
@@ -403,7 +448,9 @@ impl State {
 
     /// The allocator is going away (no block is alive): everything goes back.
     pub(crate) fn release_everything(&mut self, ctx: &Context) {
+        self.flush_recent();
         self.wait_pending();
+
         for block in std::mem::take(&mut self.pending) {
             // Work we could not wait for may still use it: keep the memory.
             deferred::park(

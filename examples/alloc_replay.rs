@@ -1,0 +1,195 @@
+//! Replays a ResNet-50 training allocation trace (batch size varying from
+//! step to step, as real loaders do) through three strategies on one device:
+//! raw `aclrtMalloc`/`aclrtFree`, the caching allocator on fixed segments,
+//! and on expandable segments; then searches the largest batch each strategy
+//! can train without running out of memory.
+//!
+//! ```text
+//! cargo run --release --example alloc_replay -- --json [--dump-trace FILE]
+//!     [--steps 20] [--seed 7] [--dtype fp32|fp16|bf16] [--no-max-batch]
+//! ```
+//!
+//! One JSON object per strategy with `--json`, a table otherwise. On the
+//! mock the device is a 64 GB card (60.96 GiB usable); on an Atlas card it is
+//! whatever the card reports.
+
+use std::process::ExitCode;
+
+use ascendcl::Device;
+use ascendcl_examples::replay::{Strategy, max_batch_before_oom, replay};
+use ascendcl_examples::trace::{
+    Dtype, Schedule, Trace, TrainConfig, max_batch_by_live_bytes, resnet50_trace,
+};
+
+struct Options {
+    json: bool,
+    dump_trace: Option<String>,
+    steps: usize,
+    seed: u64,
+    dtype: Dtype,
+    max_batch: bool,
+}
+
+fn parse() -> Result<Options, String> {
+    let mut options = Options {
+        json: false,
+        dump_trace: None,
+        steps: 20,
+        seed: 7,
+        dtype: Dtype::Fp32,
+        max_batch: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--json" => options.json = true,
+            "--no-max-batch" => options.max_batch = false,
+            "--dump-trace" => options.dump_trace = Some(value("--dump-trace")?),
+            "--steps" => {
+                options.steps = value("--steps")?
+                    .parse()
+                    .map_err(|e| format!("--steps: {e}"))?
+            }
+            "--seed" => {
+                options.seed = value("--seed")?
+                    .parse()
+                    .map_err(|e| format!("--seed: {e}"))?
+            }
+            "--dtype" => {
+                let name = value("--dtype")?;
+                options.dtype = Dtype::from_name(&name)
+                    .ok_or(format!("unknown dtype {name} (fp32, fp16, bf16)"))?;
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if options.steps == 0 {
+        return Err("--steps must be at least 1".into());
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let options = match parse() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The trace used to probe a batch size: three varying steps below it (so
+/// the cache has seen other shapes), then one step at it.
+fn probe_trace(batch: u32, seed: u64, config: &TrainConfig) -> Trace {
+    let mut batches = Schedule::varying(seed ^ u64::from(batch), 3, (batch / 2).max(1), batch)
+        .batches()
+        .to_vec();
+    batches.push(batch);
+    resnet50_trace(&Schedule::from_batches(batches), config)
+}
+
+fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {
+    let (rt, backend) = ascendcl_examples::runtime()?;
+    let device = Device::open(&rt, 0)?;
+    let total = device.memory_info()?.total;
+    let config = TrainConfig {
+        dtype: options.dtype,
+        ..TrainConfig::default()
+    };
+    let schedule = Schedule::varying(options.seed, options.steps, 48, 96);
+    let trace = resnet50_trace(&schedule, &config);
+    if let Some(path) = &options.dump_trace {
+        trace.to_json_lines(std::io::BufWriter::new(std::fs::File::create(path)?))?;
+    }
+    let live_limit = max_batch_by_live_bytes(total as u64, &config);
+    if !options.json {
+        println!("backend: {backend}");
+        println!(
+            "trace: ResNet-50 {:?}, {} steps, batches {:?}…, {} ops; HBM {:.2} GiB; live bytes allow batch {live_limit}",
+            options.dtype,
+            options.steps,
+            &schedule.batches()[..schedule.steps().min(6)],
+            trace.ops.len(),
+            total as f64 / (1u64 << 30) as f64
+        );
+        println!(
+            "{:<20} {:>14} {:>16} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>6}",
+            "strategy",
+            "peak live GiB",
+            "peak reserved GiB",
+            "res/live",
+            "max batch",
+            "p50 ns",
+            "p99 ns",
+            "maps",
+            "unmaps",
+            "OOMr"
+        );
+    }
+    for strategy in Strategy::ALL {
+        let outcome = replay(&device, &trace, strategy, 0)?;
+        if !outcome.completed {
+            return Err(format!(
+                "{} ran out of memory on the varying-batch trace",
+                strategy.name()
+            )
+            .into());
+        }
+        let max_batch = if options.max_batch {
+            let high = live_limit + live_limit / 16;
+            Some(max_batch_before_oom(&device, strategy, 64, high, |b| {
+                probe_trace(b, options.seed, &config)
+            })?)
+        } else {
+            None
+        };
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let (p50, p99) = (outcome.pair_percentile(50.0), outcome.pair_percentile(99.0));
+        if options.json {
+            println!(
+                "{{\"strategy\":\"{}\",\"backend\":\"{}\",\"dtype\":\"{:?}\",\"steps\":{},\"peak_live_bytes\":{},\
+                 \"peak_reserved_bytes\":{},\"reserved_over_live\":{:.4},\"max_batch_before_oom\":{},\
+                 \"max_batch_by_live_bytes\":{},\"alloc_free_p50_ns\":{},\"alloc_free_p99_ns\":{},\
+                 \"maps\":{},\"unmaps\":{},\"oom_retries\":{}}}",
+                strategy.name(),
+                if rt.is_mock() { "mock" } else { "device" },
+                options.dtype,
+                options.steps,
+                outcome.peak_live_bytes,
+                outcome.peak_reserved_bytes,
+                outcome.reserved_over_live(),
+                max_batch.map_or("null".to_string(), |b| b.to_string()),
+                live_limit,
+                p50,
+                p99,
+                outcome.maps,
+                outcome.unmaps,
+                outcome.oom_retries
+            );
+        } else {
+            println!(
+                "{:<20} {:>14.3} {:>16.3} {:>9.4} {:>9} {:>9} {:>9} {:>8} {:>8} {:>6}",
+                strategy.name(),
+                gib(outcome.peak_live_bytes),
+                gib(outcome.peak_reserved_bytes),
+                outcome.reserved_over_live(),
+                max_batch.map_or("-".to_string(), |b| b.to_string()),
+                p50,
+                p99,
+                outcome.maps,
+                outcome.unmaps,
+                outcome.oom_retries
+            );
+        }
+    }
+    Ok(())
+}
