@@ -16,9 +16,9 @@
 use std::process::ExitCode;
 
 use ascendcl::Device;
-use ascendcl_examples::replay::{Strategy, max_batch_before_oom, replay};
+use ascendcl_examples::replay::{Strategy, max_batch_before_oom, probe_trace, replay};
 use ascendcl_examples::trace::{
-    Dtype, Schedule, Trace, TrainConfig, max_batch_by_live_bytes, resnet50_trace,
+    Dtype, Schedule, TrainConfig, max_batch_by_live_bytes, resnet50_trace,
 };
 
 struct Options {
@@ -85,16 +85,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// The trace used to probe a batch size: three varying steps below it (so
-/// the cache has seen other shapes), then one step at it.
-fn probe_trace(batch: u32, seed: u64, config: &TrainConfig) -> Trace {
-    let mut batches = Schedule::varying(seed ^ u64::from(batch), 3, (batch / 2).max(1), batch)
-        .batches()
-        .to_vec();
-    batches.push(batch);
-    resnet50_trace(&Schedule::from_batches(batches), config)
 }
 
 fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {

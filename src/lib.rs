@@ -11,6 +11,7 @@ pub mod trace;
 pub mod bench;
 pub mod doctor;
 pub mod replay;
+pub mod report;
 
 use std::path::PathBuf;
 

@@ -16,7 +16,7 @@ use std::time::Instant;
 use ascendcl::alloc::{AllocatorConfig, Block, CachingAllocator};
 use ascendcl::{Context, Device, DeviceBuffer, Error, Stream};
 
-use crate::trace::{OpKind, Trace};
+use crate::trace::{OpKind, Schedule, Trace, TrainConfig, resnet50_trace};
 
 /// An allocation strategy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,4 +212,14 @@ pub fn max_batch_before_oom(
         if fits(mid)? { good = mid } else { bad = mid }
     }
     Ok(good)
+}
+
+/// The trace that probes a batch size: three varying steps below `batch` (so
+/// a cache has seen other shapes), then one step at it.
+pub fn probe_trace(batch: u32, seed: u64, config: &TrainConfig) -> Trace {
+    let mut batches = Schedule::varying(seed ^ u64::from(batch), 3, (batch / 2).max(1), batch)
+        .batches()
+        .to_vec();
+    batches.push(batch);
+    resnet50_trace(&Schedule::from_batches(batches), config)
 }

@@ -85,8 +85,8 @@ impl Library {
         }
         // SAFETY: loading a shared object runs its initialisers. AscendCL (and
         // our mock) has no initialiser with preconditions on the caller.
-        let handle = unsafe { libloading::Library::new(requested.as_os_str()) }
-            .map_err(|e| e.to_string())?;
+        let handle =
+            unsafe { libloading::Library::new(requested.as_os_str()) }.map_err(|e| describe(&e))?;
         let lib: &'static Library = Box::leak(Box::new(Library {
             handle,
             requested,
@@ -124,7 +124,7 @@ impl Library {
     pub(crate) unsafe fn resolve<F: Copy>(&self, name: &'static str) -> Result<F, String> {
         // SAFETY: the caller guarantees `F` is the function's true type; the
         // pointer stays valid because the library is never unloaded.
-        let symbol = unsafe { self.handle.get::<F>(name.as_bytes()) }.map_err(|e| e.to_string())?;
+        let symbol = unsafe { self.handle.get::<F>(name.as_bytes()) }.map_err(|e| describe(&e))?;
         Ok(*symbol)
     }
 
@@ -168,6 +168,20 @@ impl Library {
         use std::os::unix::ffi::OsStrExt;
         Some(PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes())))
     }
+}
+
+/// A loader error with its causes: libloading's own message is only
+/// "dlopen failed"; the system's text ("libascend_hal.so: cannot open
+/// shared object file ...") is its source.
+fn describe(error: &libloading::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// Every library candidate in discovery order (see the module docs), whether

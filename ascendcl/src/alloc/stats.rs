@@ -141,7 +141,22 @@ impl fmt::Display for OutOfMemory {
         }
         write!(f, "\nallocator: {}", self.stats)?;
         match &self.source {
-            Some(source) => write!(f, "\nruntime: {source}")?,
+            // The runtime's code and text only: the hint below covers both.
+            Some(source) => {
+                write!(
+                    f,
+                    "\nruntime: {} returned {}",
+                    source.function(),
+                    source.code()
+                )?;
+                if let Some(name) = source.code_name() {
+                    write!(f, " ({name})")?;
+                }
+                if let Some(message) = source.message() {
+                    write!(f, ": {}", message.trim_end())?;
+                }
+            }
+
             None => write!(
                 f,
                 "\nthe reserved address range of the expandable segment is full"

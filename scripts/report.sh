@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# One command for the benchmark report: runs the criterion benches, then
+# writes target/report/REPORT.md and target/report/reserved_vs_live.svg.
+# On an Atlas card (CANN's set_env.sh sourced) the same command measures the
+# device; otherwise everything runs on the mock.
+#   scripts/report.sh            # full: ~10 minutes on 2 cores
+#   QUICK=1 scripts/report.sh    # short criterion runs, for a first look
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${QUICK:-0}" = 1 ]; then
+    timing=(--warm-up-time 1 --measurement-time 2)
+else
+    timing=(--warm-up-time 3 --measurement-time 5)
+fi
+for bench in overhead stream_sync reserve_mem; do
+    cargo bench --bench "$bench" -- "${timing[@]}"
+done
+cargo run --release --example report -- --out target/report "$@"
