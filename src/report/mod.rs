@@ -1,7 +1,7 @@
 //! The benchmark report: one markdown file and one SVG plot.
 //!
 //! `scripts/report.sh` runs the criterion benches and then the `report`
-//! example, which calls [`write`]: it reads criterion's medians, measures the
+//! example, which calls [`write()`](fn@write): it reads criterion's medians, measures the
 //! safe layer's overhead interleaved with raw calls, replays the ResNet-50
 //! allocation trace through every strategy, and writes `REPORT.md` and
 //! `reserved_vs_live.svg` into the output directory.

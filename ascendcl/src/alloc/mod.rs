@@ -24,7 +24,7 @@
 //!
 //! When the device runs out of memory (207001), the allocator waits for
 //! pending blocks, returns its cache to the device, and retries once; then it
-//! fails with [`Error::OutOfMemory`](crate::Error::OutOfMemory), which carries
+//! fails with [`Error::OutOfMemory`], which carries
 //! its [`Statistics`].
 //!
 //! ```
