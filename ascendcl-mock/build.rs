@@ -1,5 +1,7 @@
 //! Build script of `ascendcl-mock`: compiles `csrc/*.c` into a shared library
-//! named `libascendcl.so` in `OUT_DIR`.
+//! named `libascendcl.so` in `OUT_DIR`, the recording shim `csrc/record/*.c`
+//! into `libascendcl_record.so`, and `tests/c/record_probe.c` (a C program
+//! linked against the mock, for the shim's `LD_PRELOAD` test).
 //!
 //! The C sources include `<acl/acl.h>` from the include directory that
 //! `ascendcl-sys` publishes (`DEP_ASCENDCL_INCLUDE`): our declaration header by
@@ -14,7 +16,9 @@
 //!
 //! # Published
 //! * `rustc-env` `ASCENDCL_MOCK_LIBRARY_PATH`: the library, for this crate's code;
-//! * metadata `library` (`DEP_ASCENDCL_MOCK_LIBRARY` for dependents): the same path.
+//! * metadata `library` (`DEP_ASCENDCL_MOCK_LIBRARY` for dependents): the same path;
+//! * `rustc-env` `ASCENDCL_RECORDER_LIBRARY_PATH` and metadata `recorder`: the shim;
+//! * `rustc-env` `ASCENDCL_RECORD_PROBE_PATH`: the probe program.
 
 use std::env;
 use std::path::PathBuf;
@@ -23,6 +27,7 @@ use std::process::Command;
 fn main() {
     println!("cargo::rerun-if-changed=csrc");
     println!("cargo::rerun-if-changed=include");
+    println!("cargo::rerun-if-changed=tests/c");
     println!("cargo::rerun-if-env-changed=DEP_ASCENDCL_INCLUDE");
 
     let manifest_dir =
@@ -46,38 +51,93 @@ fn main() {
         .warnings(true)
         .extra_warnings(true)
         .get_compiler();
+    let includes = [
+        acl_include.clone(),
+        manifest_dir.join("include"),
+        manifest_dir.join("csrc"),
+    ];
+
     let library = out_dir.join("libascendcl.so");
-    let mut cmd = compiler.to_command();
-    cmd.arg("-std=gnu11")
+    let mut mock = compiler.to_command();
+    common_flags(&mut mock, &includes)
         .arg("-shared")
-        .arg("-fvisibility=hidden")
-        .arg("-pthread")
-        .arg("-Werror=implicit-function-declaration")
-        .arg("-Werror=incompatible-pointer-types")
-        .arg("-Werror=int-conversion")
-        .arg("-Wno-unused-parameter")
         .arg("-Wl,-soname,libascendcl.so")
-        .arg("-I")
-        .arg(&acl_include)
-        .arg("-I")
-        .arg(manifest_dir.join("include"))
-        .arg("-I")
-        .arg(manifest_dir.join("csrc"))
         .arg("-o")
         .arg(&library)
         .args(&sources)
         .arg("-lpthread")
-        .arg("-lm");
-    let status = Command::new(cmd.get_program())
-        .args(cmd.get_args())
-        .envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler {:?}: {e}", cmd.get_program()));
-    assert!(status.success(), "compiling the mock failed: {cmd:?}");
+        .arg("-lm")
+        .arg("-ldl");
+    run(mock, "the mock");
+
+    let mut shim_sources: Vec<PathBuf> =
+        std::fs::read_dir(manifest_dir.join("csrc").join("record"))
+            .expect("csrc/record/ exists")
+            .map(|e| e.expect("readable csrc/record entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+            .collect();
+    shim_sources.sort();
+    let recorder = out_dir.join("libascendcl_record.so");
+    let mut shim = compiler.to_command();
+    common_flags(&mut shim, &includes)
+        .arg("-shared")
+        // every exported function must be defined here (and nothing else missing)
+        .arg("-Wl,-z,defs")
+        .arg("-Wl,-soname,libascendcl_record.so")
+        .arg("-o")
+        .arg(&recorder)
+        .args(&shim_sources)
+        .arg("-lpthread")
+        .arg("-ldl");
+    run(shim, "the recording shim");
+
+    let probe = out_dir.join("record_probe");
+    let mut probe_cmd = compiler.to_command();
+    common_flags(&mut probe_cmd, &includes)
+        .arg("-o")
+        .arg(&probe)
+        .arg(manifest_dir.join("tests").join("c").join("record_probe.c"))
+        .arg("-L")
+        .arg(&out_dir)
+        .arg(format!("-Wl,-rpath,{}", out_dir.display()))
+        .arg("-l:libascendcl.so");
+    run(probe_cmd, "the record probe");
 
     println!(
         "cargo::rustc-env=ASCENDCL_MOCK_LIBRARY_PATH={}",
         library.display()
     );
     println!("cargo::metadata=library={}", library.display());
+    println!(
+        "cargo::rustc-env=ASCENDCL_RECORDER_LIBRARY_PATH={}",
+        recorder.display()
+    );
+    println!("cargo::metadata=recorder={}", recorder.display());
+    println!(
+        "cargo::rustc-env=ASCENDCL_RECORD_PROBE_PATH={}",
+        probe.display()
+    );
+}
+
+/// The flags every C file here is compiled with.
+fn common_flags<'a>(cmd: &'a mut Command, includes: &[PathBuf]) -> &'a mut Command {
+    cmd.arg("-std=gnu11")
+        .arg("-fvisibility=hidden")
+        .arg("-pthread")
+        .arg("-Werror=implicit-function-declaration")
+        .arg("-Werror=incompatible-pointer-types")
+        .arg("-Werror=int-conversion")
+        .arg("-Wno-unused-parameter");
+    for dir in includes {
+        cmd.arg("-I").arg(dir);
+    }
+    cmd
+}
+
+fn run(cmd: Command, what: &str) {
+    let mut cmd = cmd;
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler {:?}: {e}", cmd.get_program()));
+    assert!(status.success(), "compiling {what} failed: {cmd:?}");
 }

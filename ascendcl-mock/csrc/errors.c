@@ -68,6 +68,8 @@ aclError fail_verbatim(aclError code, const char *line)
     t->msg_len += len;
     t->msg[t->msg_len] = '\0';
     t->last_error = code;
+    t->fail_seq++;
+    snprintf(t->last_fail, sizeof(t->last_fail), "%s", line);
     return code;
 }
 
@@ -108,6 +110,19 @@ ACLMOCK_EXPORT const char *aclGetRecentErrMsg(void)
     }
     mock_tls *t = tls();
     const char *ret = NULL;
+    const char *recorded = NULL;
+    if (replay_out_str(&c, "msg", &recorded)) {
+        /* strict replay: the card's text, whatever the mock accumulated */
+        t->msg_len = 0;
+        t->msg[0] = '\0';
+        if (recorded) {
+            snprintf(t->returned, sizeof(t->returned), "%s", recorded);
+            ret = t->returned;
+        }
+        jo_str(&c, "msg", ret);
+        call_end(&c, ACL_SUCCESS);
+        return ret;
+    }
     if (t->msg_len) {
         memcpy(t->returned, t->msg, t->msg_len + 1);
         t->msg_len = 0;

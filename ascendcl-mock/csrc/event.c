@@ -249,15 +249,20 @@ static aclError query_event(int fn, aclrtEvent event, void *status, int kind)
     if (!status) {
         return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "status is null"));
     }
-    int v;
+    int64_t v;
     if (kind == 0) {
         v = event_complete(ev) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
-        *(aclrtEventStatus *)status = (aclrtEventStatus)v;
     } else if (kind == 1) {
         v = event_complete(ev) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-        *(aclrtEventRecordedStatus *)status = (aclrtEventRecordedStatus)v;
     } else {
         v = ev->pending_waits ? ACL_EVENT_WAIT_STATUS_NOT_READY : ACL_EVENT_WAIT_STATUS_COMPLETE;
+    }
+    replay_out_i64(&c, "status", &v);
+    if (kind == 0) {
+        *(aclrtEventStatus *)status = (aclrtEventStatus)v;
+    } else if (kind == 1) {
+        *(aclrtEventRecordedStatus *)status = (aclrtEventRecordedStatus)v;
+    } else {
         *(aclrtEventWaitStatus *)status = (aclrtEventWaitStatus)v;
     }
     jo_i64(&c, "status", v);
@@ -355,6 +360,7 @@ ACLMOCK_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, 
         }
     }
     double d = ((double)b->ts_ns - (double)a->ts_ns) / 1e6;
+    replay_out_f64(&c, "ms", &d);
     *ms = (float)d;
     jo_f64(&c, "ms", d);
     return call_end(&c, ACL_SUCCESS);

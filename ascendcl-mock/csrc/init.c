@@ -5,6 +5,7 @@
 #include "mock.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,12 +123,16 @@ ACLMOCK_EXPORT aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVer
     if (!majorVersion || !minorVersion || !patchVersion) {
         return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "an output pointer is null"));
     }
-    *majorVersion = ACL_MAJOR_VERSION;
-    *minorVersion = ACL_MINOR_VERSION;
-    *patchVersion = ACL_PATCH_VERSION;
-    jo_i64(&c, "major", ACL_MAJOR_VERSION);
-    jo_i64(&c, "minor", ACL_MINOR_VERSION);
-    jo_i64(&c, "patch", ACL_PATCH_VERSION);
+    int64_t v[3] = {ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION};
+    replay_out_i64(&c, "major", &v[0]);
+    replay_out_i64(&c, "minor", &v[1]);
+    replay_out_i64(&c, "patch", &v[2]);
+    *majorVersion = (int32_t)v[0];
+    *minorVersion = (int32_t)v[1];
+    *patchVersion = (int32_t)v[2];
+    jo_i64(&c, "major", v[0]);
+    jo_i64(&c, "minor", v[1]);
+    jo_i64(&c, "patch", v[2]);
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -141,8 +146,10 @@ ACLMOCK_EXPORT aclError aclrtGetRunMode(aclrtRunMode *runMode)
     if (!runMode) {
         return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "runMode is null"));
     }
-    *runMode = ACL_HOST;
-    jo_i64(&c, "runMode", ACL_HOST);
+    int64_t mode = ACL_HOST;
+    replay_out_i64(&c, "runMode", &mode);
+    *runMode = (aclrtRunMode)mode;
+    jo_i64(&c, "runMode", mode);
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -209,7 +216,24 @@ ACLMOCK_EXPORT aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPac
     snprintf(version->minorVersion, sizeof(version->minorVersion), "%d", minor);
     snprintf(version->releaseVersion, sizeof(version->releaseVersion), "%d", patch);
     snprintf(version->patchVersion, sizeof(version->patchVersion), "%d", 0);
-    jo_str(&c, "version", version->version);
+    static const struct {
+        const char *key;
+        size_t off, cap;
+    } fields[] = {
+        {"version", offsetof(aclCANNPackageVersion, version), ACL_PKG_VERSION_MAX_SIZE},
+        {"majorVersion", offsetof(aclCANNPackageVersion, majorVersion), ACL_PKG_VERSION_PARTS_MAX_SIZE},
+        {"minorVersion", offsetof(aclCANNPackageVersion, minorVersion), ACL_PKG_VERSION_PARTS_MAX_SIZE},
+        {"releaseVersion", offsetof(aclCANNPackageVersion, releaseVersion), ACL_PKG_VERSION_PARTS_MAX_SIZE},
+        {"patchVersion", offsetof(aclCANNPackageVersion, patchVersion), ACL_PKG_VERSION_PARTS_MAX_SIZE},
+    };
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        char *field = (char *)version + fields[i].off;
+        const char *recorded = NULL;
+        if (replay_out_str(&c, fields[i].key, &recorded) && recorded) {
+            snprintf(field, fields[i].cap, "%s", recorded);
+        }
+        jo_str(&c, fields[i].key, field);
+    }
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -228,8 +252,12 @@ ACLMOCK_EXPORT aclError aclsysGetVersionStr(char *pkgName, char *versionStr)
     if (!v) {
         return call_end(&c, fail(ACL_ERROR_INVALID_FILE, "no version information for package \"%s\"", pkgName));
     }
+    const char *recorded = NULL;
+    if (replay_out_str(&c, "versionStr", &recorded) && recorded) {
+        v = recorded;
+    }
     snprintf(versionStr, ACL_PKG_VERSION_MAX_SIZE, "%s", v);
-    jo_str(&c, "versionStr", v);
+    jo_str(&c, "versionStr", versionStr);
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -248,7 +276,9 @@ ACLMOCK_EXPORT aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
     if (!v) {
         return call_end(&c, fail(ACL_ERROR_INVALID_FILE, "no version information for package \"%s\"", pkgName));
     }
-    *versionNum = version_number(v);
+    int64_t num = version_number(v);
+    replay_out_i64(&c, "versionNum", &num);
+    *versionNum = (int32_t)num;
     jo_i64(&c, "versionNum", *versionNum);
     return call_end(&c, ACL_SUCCESS);
 }

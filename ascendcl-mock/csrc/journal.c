@@ -1,14 +1,17 @@
 /*
- * journal.c: one JSON line per ACL call (format in src/journal.rs), kept in
- * a ring buffer and optionally appended to the ASCENDCL_MOCK_TRACE file;
+ * journal.c: one JSON line per ACL call (trace format version 1, documented
+ * in docs/trace-format.md and src/trace.rs), kept in a ring buffer and
+ * optionally appended to the ASCENDCL_MOCK_TRACE file (after a header line);
  * per-function call counts; the call prologue/epilogue every exported
  * function goes through; symbolic names of handles.
  */
 #include "mock.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const mock_fn_names[FN_COUNT] = {
 #define MOCK_FN_NAME(n) #n,
@@ -43,6 +46,8 @@ void call_begin(mock_call *c, int fn)
     c->args[0] = c->out[0] = '\0';
     c->faulted = false;
     c->fault_code = ACL_SUCCESS;
+    c->fail_seq0 = t->fail_seq;
+    c->rp_rec = -1;
     G.calls[fn]++;
     thread_small_id(); /* threads are numbered in order of their first call */
 }
@@ -51,6 +56,12 @@ bool call_faulted(mock_call *c)
 {
     const char *msg = NULL;
     aclError code = ACL_SUCCESS;
+    if (replay_begin_locked(c, &code)) {
+        /* the replay set the message (or, like the card, none) */
+        c->faulted = true;
+        c->fault_code = code;
+        return true;
+    }
     if (!fault_check_locked(c->fn, &code, &msg)) {
         return false;
     }
@@ -267,18 +278,86 @@ static void ring_store(char *line)
     G.ring[(seq - 1) % G.ring_cap] = line;
 }
 
+size_t json_quote(const char *s, char *out, size_t cap)
+{
+    if (cap < 3) {
+        if (cap) {
+            out[0] = '\0';
+        }
+        return 0;
+    }
+    if (!s) {
+        snprintf(out, cap, "%s", cap > 4 ? "null" : "\"\"");
+        return strlen(out);
+    }
+    size_t k = 0;
+    out[k++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        size_t n = 0;
+        if (*p == '"' || *p == '\\') {
+            esc[n++] = '\\';
+            esc[n++] = (char)*p;
+        } else if (*p == '\n') {
+            esc[n++] = '\\';
+            esc[n++] = 'n';
+        } else if (*p < 0x20) {
+            n = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", *p);
+        } else {
+            esc[n++] = (char)*p;
+        }
+        if (k + n + 2 > cap) {
+            break; /* truncated: keep the JSON valid */
+        }
+        memcpy(out + k, esc, n);
+        k += n;
+    }
+    out[k++] = '"';
+    out[k] = '\0';
+    return k;
+}
+
+/* The first line of a trace file: what produced it, and the device model. */
+static void trace_header_locked(FILE *f)
+{
+    Dl_info info;
+    const char *lib = "";
+    if (dladdr((void *)&trace_header_locked, &info) && info.dli_fname) {
+        lib = info.dli_fname;
+    }
+    char qlib[1200], qsoc[160];
+    json_quote(lib, qlib, sizeof(qlib));
+    json_quote(G.soc_name, qsoc, sizeof(qsoc));
+    fprintf(f,
+            "{\"format\":\"ascendcl-trace\",\"version\":1,\"producer\":\"aclmock\",\"library\":%s,\"pid\":%ld,"
+            "\"device_count\":%u,\"hbm_bytes\":%llu,\"soc_name\":%s}\n",
+            qlib, (long)getpid(), G.device_count, (unsigned long long)G.hbm_bytes, qsoc);
+}
+
 aclError call_end(mock_call *c, aclError rc)
 {
     uint64_t t1 = now_ns();
     mock_tls *t = tls();
+    if (c->rp_rec >= 0) {
+        replay_end_locked(c, &rc);
+    }
     uint64_t tid = thread_small_id();
     uint64_t seq = ++G.next_seq;
-    char line[1536];
+    /* A failing call's own error text, as aclGetRecentErrMsg would give it. */
+    char msg[1100] = "";
+    if (rc != ACL_SUCCESS && t->fail_seq != c->fail_seq0 && c->fn != FN_aclrtGetLastError &&
+        c->fn != FN_aclrtPeekAtLastError) {
+        size_t n = json_quote(t->last_fail, msg + 7, sizeof(msg) - 7);
+        if (n) {
+            memcpy(msg, ",\"msg\":", 7);
+        }
+    }
+    char line[1536 + sizeof(msg)];
     int n = snprintf(line, sizeof(line),
-                     "{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":{%s},\"out\":{%s},\"ret\":%d,"
+                     "{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":{%s},\"out\":{%s},\"ret\":%d%s,"
                      "\"t_ns\":%llu,\"dur_ns\":%llu}",
                      (unsigned long long)seq, (unsigned long long)tid, mock_fn_names[c->fn], c->args, c->out,
-                     rc, (unsigned long long)(c->t0 - G.load_ns), (unsigned long long)(t1 - c->t0));
+                     rc, msg, (unsigned long long)(c->t0 - G.load_ns), (unsigned long long)(t1 - c->t0));
     if (n > 0 && (size_t)n < sizeof(line)) {
         char *copy = malloc((size_t)n + 1);
         if (copy) {
@@ -286,6 +365,10 @@ aclError call_end(mock_call *c, aclError rc)
             ring_store(copy);
         }
         if (G.trace) {
+            if (G.trace_header_due) {
+                trace_header_locked((FILE *)G.trace);
+                G.trace_header_due = false;
+            }
             fputs(line, (FILE *)G.trace);
             fputc('\n', (FILE *)G.trace);
             fflush((FILE *)G.trace);
@@ -322,6 +405,7 @@ void journal_reset_locked(void)
     const char *path = getenv("ASCENDCL_MOCK_TRACE");
     if (path && *path) {
         G.trace = fopen(path, "a");
+        G.trace_header_due = G.trace != NULL; /* written before the first call */
         if (!G.trace) {
             fprintf(stderr, "aclmock: cannot open ASCENDCL_MOCK_TRACE=%s\n", path);
         }

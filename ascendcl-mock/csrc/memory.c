@@ -311,8 +311,11 @@ ACLMOCK_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, size_t
     bool ddr = attr == ACL_DDR_MEM || attr == ACL_DDR_MEM_HUGE || attr == ACL_DDR_MEM_NORMAL ||
                attr == ACL_DDR_MEM_P2P_HUGE || attr == ACL_DDR_MEM_P2P_NORMAL;
     mock_device *d = device_get(ctx->device);
-    *free_ = ddr ? 0 : (size_t)d->heap.free;
-    *total = ddr ? 0 : (size_t)d->capacity;
+    uint64_t f = ddr ? 0 : d->heap.free, tot = ddr ? 0 : d->capacity;
+    replay_out_u64(&c, "free", &f);
+    replay_out_u64(&c, "total", &tot);
+    *free_ = (size_t)f;
+    *total = (size_t)tot;
     jo_u64(&c, "free", *free_);
     jo_u64(&c, "total", *total);
     return call_end(&c, ACL_SUCCESS);

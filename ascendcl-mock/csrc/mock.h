@@ -47,27 +47,7 @@
 static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 
-/* Every exported ACL function, in header order (X-macro). */
-#define MOCK_FUNCTIONS(X)                                                                                    \
-    X(aclInit) X(aclFinalize) X(aclFinalizeReference) X(aclGetRecentErrMsg) X(aclrtGetVersion)                \
-    X(aclrtGetRunMode) X(aclrtPeekAtLastError) X(aclrtGetLastError) X(aclsysGetCANNVersion)                   \
-    X(aclsysGetVersionStr) X(aclsysGetVersionNum) X(aclrtGetSocName) X(aclrtSetDevice) X(aclrtResetDevice)    \
-    X(aclrtResetDeviceForce) X(aclrtGetDevice) X(aclrtGetDeviceCount) X(aclrtSynchronizeDevice)                \
-    X(aclrtSynchronizeDeviceWithTimeout) X(aclrtCreateContext) X(aclrtDestroyContext)                          \
-    X(aclrtSetCurrentContext) X(aclrtGetCurrentContext) X(aclrtCreateStream) X(aclrtCreateStreamWithConfig)   \
-    X(aclrtDestroyStream) X(aclrtDestroyStreamForce) X(aclrtSynchronizeStream)                                 \
-    X(aclrtSynchronizeStreamWithTimeout) X(aclrtStreamQuery) X(aclrtStreamWaitEvent)                           \
-    X(aclrtStreamWaitEventWithTimeout) X(aclrtCreateEvent) X(aclrtCreateEventWithFlag)                         \
-    X(aclrtCreateEventExWithFlag) X(aclrtDestroyEvent) X(aclrtRecordEvent) X(aclrtResetEvent)                  \
-    X(aclrtQueryEvent) X(aclrtQueryEventStatus) X(aclrtQueryEventWaitStatus) X(aclrtSynchronizeEvent)          \
-    X(aclrtSynchronizeEventWithTimeout) X(aclrtEventElapsedTime) X(aclrtMalloc) X(aclrtMallocAlign32)          \
-    X(aclrtMallocCached) X(aclrtMallocWithCfg) X(aclrtFree) X(aclrtMallocHost) X(aclrtFreeHost)               \
-    X(aclrtMemcpy) X(aclrtMemcpyAsync) X(aclrtMemset) X(aclrtMemsetAsync) X(aclrtGetMemInfo)                   \
-    X(aclrtMemGetAllocationGranularity) X(aclrtReserveMemAddress) X(aclrtReleaseMemAddress)                    \
-    X(aclrtMallocPhysical) X(aclrtFreePhysical) X(aclrtMapMem) X(aclrtUnmapMem) X(aclrtMemSetAccess)          \
-    X(aclrtMemGetAccess) X(aclrtMemRetainAllocationHandle) X(aclrtMemGetAllocationPropertiesFromHandle)        \
-    X(aclrtLaunchHostFunc) X(aclrtSubscribeReport) X(aclrtLaunchCallback) X(aclrtProcessReport)                \
-    X(aclrtUnSubscribeReport)
+#include "acl_functions.h"
 
 enum mock_fn {
 #define MOCK_FN_ENUM(n) FN_##n,
@@ -343,6 +323,7 @@ typedef struct mock_global {
     size_t ring_cap;
     uint64_t first_seq, next_seq;
     void *trace; /* FILE * */
+    bool trace_header_due;
 } mock_global;
 
 extern mock_global G;
@@ -365,9 +346,13 @@ typedef struct mock_tls {
     mock_ctx *ctx;
     aclError last_error;
     int cur_fn; /* function being executed on this thread, -1 if none */
+    uint64_t fail_seq; /* failures recorded on this thread (fail_verbatim) */
+    uint64_t rp_gen;    /* replay load this thread was bound under */
+    int64_t rp_thread;  /* index of the trace thread it replays, -1 none */
     size_t msg_len;
     char msg[4096];
     char returned[4096];
+    char last_fail[1024]; /* text of the latest failure (for the journal's "msg") */
 } mock_tls;
 mock_tls *tls(void);
 mock_ctx *cur_ctx(void);     /* the thread's current context if alive, else NULL */
@@ -391,6 +376,8 @@ typedef struct mock_call {
     int fn;
     int saved_fn;
     uint64_t t0;
+    uint64_t fail_seq0; /* tls()->fail_seq at call_begin */
+    int64_t rp_rec;     /* trace record this call replays (strict), -1 none */
     size_t an, on;
     bool faulted;
     aclError fault_code;
@@ -416,6 +403,28 @@ void jo_ptr(mock_call *c, const char *key, const void *p);
 void jo_obj(mock_call *c, const char *key, const void *h, int kind);
 void jo_f64(mock_call *c, const char *key, double v);
 void journal_reset_locked(void);
+/* Writes s as a JSON string (quoted, escaped) into out; truncates at cap and
+ * always leaves valid JSON. Returns the length written. */
+size_t json_quote(const char *s, char *out, size_t cap);
+
+/* -------------------------------------------------------------- replay */
+/* Replay of a recorded trace (replay.c). The hooks are no-ops when no trace
+ * is loaded. All run under the lock. */
+void replay_reset_locked(void); /* drops the trace, re-reads ASCENDCL_MOCK_REPLAY */
+/* Strict mode: matches the call against the trace. Returns true if the call
+ * must fail now with *code (a recorded failure, or a divergence). */
+bool replay_begin_locked(mock_call *c, aclError *code);
+/* Strict mode: checks the result, binds the ids the call produced, and may
+ * replace rc (calls whose return value is data). */
+void replay_end_locked(mock_call *c, aclError *rc);
+/* Recorded value of an out-value: the matched record's (strict) or a recorded
+ * fact (lenient). True if *v was replaced. */
+bool replay_out_i64(mock_call *c, const char *key, int64_t *v);
+bool replay_out_u64(mock_call *c, const char *key, uint64_t *v);
+bool replay_out_f64(mock_call *c, const char *key, double *v);
+/* Recorded string out-value: true if the record has `key`; *s is then the
+ * text (NULL for JSON null), valid until the next replay load or reset. */
+bool replay_out_str(mock_call *c, const char *key, const char **s);
 
 /* -------------------------------------------------------------- faults */
 bool fault_check_locked(int fn, aclError *code, const char **msg);

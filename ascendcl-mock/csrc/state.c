@@ -160,6 +160,7 @@ __attribute__((constructor)) static void mock_load(void)
     read_env_config();
     faults_reset_locked();
     journal_reset_locked();
+    replay_reset_locked();
     mock_unlock();
 }
 
@@ -229,6 +230,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
     errors_reset_locked();
     faults_reset_locked();
     journal_reset_locked();
+    replay_reset_locked();
     mock_unlock();
 }
 

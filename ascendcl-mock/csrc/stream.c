@@ -444,7 +444,9 @@ ACLMOCK_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *
     if (!s) {
         return call_end(&c, tls()->last_error);
     }
-    *status = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
-    jo_i64(&c, "status", *status);
+    int64_t st = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    replay_out_i64(&c, "status", &st);
+    *status = (aclrtStreamStatus)st;
+    jo_i64(&c, "status", st);
     return call_end(&c, ACL_SUCCESS);
 }

@@ -107,7 +107,9 @@ ACLMOCK_EXPORT aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *p
         return call_end(&c, fail(ACL_ERROR_INVALID_PARAM,
                                  "memAttr %d is not ACL_HBM_MEM_HUGE, ACL_HBM_MEM_NORMAL or ACL_HBM_MEM_HUGE1G", (int)a));
     }
-    *granularity = (size_t)attr_granularity(a);
+    uint64_t gran = attr_granularity(a);
+    replay_out_u64(&c, "granularity", &gran);
+    *granularity = (size_t)gran;
     jo_u64(&c, "granularity", *granularity);
     return call_end(&c, ACL_SUCCESS);
 }

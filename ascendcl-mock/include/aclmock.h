@@ -90,6 +90,44 @@ void aclmockClearFaults(void);
 /* Bytes of host memory currently backing device memory (sparse backing). */
 uint64_t aclmockBackedBytes(void);
 
+/* Replay of a recorded trace (format: docs/trace-format.md).
+ *
+ * STRICT: the live call sequence must match the trace, thread by thread
+ * (function and arguments; symbolic ids through a mapping between the
+ * trace's ids and the mock's). Recorded failures are returned as recorded
+ * (code and message); recorded successes run in the mock and take their data
+ * out-values (memory info, granularity, versions, statuses, elapsed times,
+ * error text) from the trace. The first call that differs fails with
+ * ACLMOCK_ERROR_REPLAY_DIVERGED and is kept as the divergence report; later
+ * calls behave as the plain mock does.
+ * LENIENT: only the recorded facts (device count, HBM, SoC name, versions,
+ * run mode, memory totals, granularity) come from the trace.
+ *
+ * Both modes configure the device model from the trace (count, HBM, SoC), so
+ * load right after aclmockReset. ASCENDCL_MOCK_REPLAY=path (and
+ * ASCENDCL_MOCK_REPLAY_MODE=strict|lenient) load a trace at start and at
+ * every reset; ASCENDCL_MOCK_REPLAY_REPORT=path receives the status at exit. */
+typedef enum aclmockReplayMode {
+    ACLMOCK_REPLAY_OFF = 0,
+    ACLMOCK_REPLAY_STRICT = 1,
+    ACLMOCK_REPLAY_LENIENT = 2
+} aclmockReplayMode;
+
+/* Returned by the first call that differs from the trace in strict mode. */
+#define ACLMOCK_ERROR_REPLAY_DIVERGED 599999
+
+/* Loads a trace (replacing any replay; NULL or ACLMOCK_REPLAY_OFF stops).
+ * 0, 100003 if the file cannot be opened, 100006 if it is not a version 1
+ * trace, 100000 for a bad mode. */
+int32_t aclmockReplayLoad(const char *path, int32_t mode);
+/* Copies the replay status, a JSON object, into buf (NUL-terminated,
+ * truncated to cap); returns its full length. Fields: mode, trace, state
+ * (off|replaying|complete|diverged|error), matched, calls, remaining, next
+ * (the first record not replayed yet), facts, divergence (null, or seq,
+ * thread, call, reason, expected {fn,args,ret,msg}, actual {fn,args,ret,msg}),
+ * error, text (human-readable). */
+size_t aclmockReplayStatus(char *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -161,6 +161,8 @@ pub struct Mock {
     inject_fault: unsafe extern "C" fn(*const c_char, u64, i32, *const c_char) -> i32,
     clear_faults: unsafe extern "C" fn(),
     backed_bytes: unsafe extern "C" fn() -> u64,
+    pub(crate) replay_load: unsafe extern "C" fn(*const c_char, i32) -> i32,
+    pub(crate) replay_status: ReadBuf,
 }
 
 impl std::fmt::Debug for Mock {
@@ -211,6 +213,8 @@ impl Mock {
             inject_fault: sym!("aclmockInjectFault"),
             clear_faults: sym!("aclmockClearFaults"),
             backed_bytes: sym!("aclmockBackedBytes"),
+            replay_load: sym!("aclmockReplayLoad"),
+            replay_status: sym!("aclmockReplayStatus"),
         })
     }
 
@@ -355,12 +359,12 @@ impl Mock {
     }
 }
 
-fn ok(code: i32) -> Result<(), i32> {
+pub(crate) fn ok(code: i32) -> Result<(), i32> {
     if code == 0 { Ok(()) } else { Err(code) }
 }
 
 /// Calls a "fill buf, return full length" C function until the text fits.
-fn read_string(mut read: impl FnMut(*mut c_char, usize) -> usize) -> String {
+pub(crate) fn read_string(mut read: impl FnMut(*mut c_char, usize) -> usize) -> String {
     let mut cap = 4096;
     loop {
         let mut buf = vec![0u8; cap];

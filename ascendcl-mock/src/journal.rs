@@ -1,6 +1,7 @@
 //! Journal entries: one JSON object per ACL call.
 //!
-//! Format (version 1), one line per call, keys in this order:
+//! Trace format version 1 (see [`crate::trace`] and `docs/trace-format.md`),
+//! one line per call, keys in this order:
 //!
 //! ```json
 //! {"seq":12,"thread":1,"fn":"aclrtMalloc","args":{"size":4096,"policy":0},
@@ -15,7 +16,8 @@
 //!   (reserved range), pinned host pointers `h<alloc>+0x<offset>`, any other host
 //!   pointer `"host"`, null `null`.
 //! * `ret` is the returned code (functions returning a pointer give 0, or the
-//!   code of the failure that made them return null).
+//!   code of the failure that made them return null); a failing call also has
+//!   `msg`, its error text, right after `ret`.
 //! * `t_ns` is the start time since the mock was loaded, `dur_ns` the duration.
 
 /// One journal line.
@@ -81,6 +83,16 @@ impl JournalEntry {
         self.raw_field("ret")
             .and_then(|s| s.parse().ok())
             .unwrap_or(i32::MIN)
+    }
+
+    /// The entry as a parsed trace record.
+    pub fn record(&self) -> Option<crate::trace::Record> {
+        crate::trace::Record::parse(&self.line).ok()
+    }
+
+    /// The error text of a failing call (`msg`), if it has one.
+    pub fn message(&self) -> Option<String> {
+        self.record()?.msg
     }
 
     /// The calling thread's id.

@@ -8,6 +8,12 @@
 //! per-thread contexts, error codes and messages. On top it records every call
 //! in a journal, counts live resources and misuse, and injects faults.
 //!
+//! The crate also builds the recording shim ([`RECORDER_PATH`]): a library
+//! with the same functions that forwards every call to a real AscendCL
+//! library and writes a [`trace`] of them. The mock replays such traces
+//! ([`Mock::replay`], strict or lenient), so what a card did becomes a test
+//! here (`docs/recording-on-a-card.md`).
+//!
 //! Only our tests, examples and benches choose the mock (with [`library`] or
 //! [`select`]); nothing selects it behind a user's back.
 //!
@@ -24,14 +30,42 @@
 
 mod control;
 mod journal;
+mod json;
+mod record;
+mod replay;
+pub mod summary;
+pub mod trace;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub use control::{Fault, LiveCounts, Misuse, Mock, Resource};
 pub use journal::JournalEntry;
+pub use record::Recorder;
+pub use replay::{Call, Divergence, REPLAY_DIVERGED, ReplayMode, ReplayState, ReplayStatus};
 
 /// Path of the mock `libascendcl.so` built by this crate.
 pub const LIBRARY_PATH: &str = env!("ASCENDCL_MOCK_LIBRARY_PATH");
+
+/// Path of the recording shim `libascendcl_record.so` built by this crate.
+///
+/// It exports every function of the AscendCL header, forwards each call to
+/// the library named by `ASCENDCL_RECORD_TARGET` (or, unset, the next
+/// definition: `LD_PRELOAD`) and appends it to the trace named by
+/// `ASCENDCL_RECORD_TRACE`. Use it as `ASCENDCL_LIBRARY` for programs built
+/// on ascendcl-sys, or as `LD_PRELOAD` for C/C++/Python programs.
+pub const RECORDER_PATH: &str = env!("ASCENDCL_RECORDER_LIBRARY_PATH");
+
+/// Environment variables the recording shim reads at its first call.
+pub const RECORDER_ENV_VARS: &[(&str, &str)] = &[
+    (
+        "ASCENDCL_RECORD_TRACE",
+        "the trace file to write (`%p` = process id); unset: forward only",
+    ),
+    (
+        "ASCENDCL_RECORD_TARGET",
+        "the real library; unset: the next definition (LD_PRELOAD), else libascendcl.so / libacl_rt.so",
+    ),
+];
 
 /// Environment variables the mock reads at load and at every reset.
 pub const ENV_VARS: &[(&str, &str)] = &[
@@ -63,6 +97,18 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     (
         "ASCENDCL_MOCK_ABORT_ON_MISUSE",
         "abort with the message on the first detected misuse (debugging)",
+    ),
+    (
+        "ASCENDCL_MOCK_REPLAY",
+        "a trace to replay (see Mock::replay); also configures device count, HBM and SoC from it",
+    ),
+    (
+        "ASCENDCL_MOCK_REPLAY_MODE",
+        "`strict` (default: the calls must match the trace) or `lenient` (recorded facts only)",
+    ),
+    (
+        "ASCENDCL_MOCK_REPLAY_REPORT",
+        "file that receives the replay status (JSON) when the process exits",
     ),
 ];
 

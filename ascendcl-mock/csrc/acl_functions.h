@@ -1,0 +1,31 @@
+/*
+ * acl_functions.h: every AscendCL function of our declaration header, in
+ * header order, as an X-macro. Shared by the mock (csrc, one library) and the
+ * recording shim (csrc/record/), so both export the same set.
+ */
+#ifndef ACLMOCK_ACL_FUNCTIONS_H
+#define ACLMOCK_ACL_FUNCTIONS_H
+
+/* Every exported ACL function, in header order (X-macro). */
+#define MOCK_FUNCTIONS(X)                                                                                    \
+    X(aclInit) X(aclFinalize) X(aclFinalizeReference) X(aclGetRecentErrMsg) X(aclrtGetVersion)                \
+    X(aclrtGetRunMode) X(aclrtPeekAtLastError) X(aclrtGetLastError) X(aclsysGetCANNVersion)                   \
+    X(aclsysGetVersionStr) X(aclsysGetVersionNum) X(aclrtGetSocName) X(aclrtSetDevice) X(aclrtResetDevice)    \
+    X(aclrtResetDeviceForce) X(aclrtGetDevice) X(aclrtGetDeviceCount) X(aclrtSynchronizeDevice)                \
+    X(aclrtSynchronizeDeviceWithTimeout) X(aclrtCreateContext) X(aclrtDestroyContext)                          \
+    X(aclrtSetCurrentContext) X(aclrtGetCurrentContext) X(aclrtCreateStream) X(aclrtCreateStreamWithConfig)   \
+    X(aclrtDestroyStream) X(aclrtDestroyStreamForce) X(aclrtSynchronizeStream)                                 \
+    X(aclrtSynchronizeStreamWithTimeout) X(aclrtStreamQuery) X(aclrtStreamWaitEvent)                           \
+    X(aclrtStreamWaitEventWithTimeout) X(aclrtCreateEvent) X(aclrtCreateEventWithFlag)                         \
+    X(aclrtCreateEventExWithFlag) X(aclrtDestroyEvent) X(aclrtRecordEvent) X(aclrtResetEvent)                  \
+    X(aclrtQueryEvent) X(aclrtQueryEventStatus) X(aclrtQueryEventWaitStatus) X(aclrtSynchronizeEvent)          \
+    X(aclrtSynchronizeEventWithTimeout) X(aclrtEventElapsedTime) X(aclrtMalloc) X(aclrtMallocAlign32)          \
+    X(aclrtMallocCached) X(aclrtMallocWithCfg) X(aclrtFree) X(aclrtMallocHost) X(aclrtFreeHost)               \
+    X(aclrtMemcpy) X(aclrtMemcpyAsync) X(aclrtMemset) X(aclrtMemsetAsync) X(aclrtGetMemInfo)                   \
+    X(aclrtMemGetAllocationGranularity) X(aclrtReserveMemAddress) X(aclrtReleaseMemAddress)                    \
+    X(aclrtMallocPhysical) X(aclrtFreePhysical) X(aclrtMapMem) X(aclrtUnmapMem) X(aclrtMemSetAccess)          \
+    X(aclrtMemGetAccess) X(aclrtMemRetainAllocationHandle) X(aclrtMemGetAllocationPropertiesFromHandle)        \
+    X(aclrtLaunchHostFunc) X(aclrtSubscribeReport) X(aclrtLaunchCallback) X(aclrtProcessReport)                \
+    X(aclrtUnSubscribeReport)
+
+#endif /* ACLMOCK_ACL_FUNCTIONS_H */

@@ -1,0 +1,374 @@
+/*
+ * rec_syms.c: the recording shim's symbolic names, the same as the mock's
+ * journal: handles c<N> (context), s<N> (stream; NULL is the default stream
+ * s0), e<N> (event), p<N> (physical memory); addresses m<N>+0x<off> inside an
+ * aclrtMalloc block, v<N>+0x<off> inside a reserved range, h<N>+0x<off>
+ * inside an aclrtMallocHost block, anything else "host". Ids count from 1 per
+ * kind in order of appearance; a destroyed handle keeps its id, a freed
+ * block's start address too until it is handed out again.
+ *
+ * Everything here runs under the shim's lock (rec_begin .. rec_end).
+ */
+#include "rec.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v'};
+
+/* ------------------------------------------------------------- handles */
+
+typedef struct handle {
+    uintptr_t h;
+    int kind;
+    uint64_t id;
+} handle;
+
+static handle *handles; /* unordered; handles are few */
+static size_t nhandles, caphandles;
+static uint64_t next_id[K_COUNT];
+
+/* ------------------------------------------------------------- memory */
+
+typedef struct block {
+    uintptr_t base;
+    uint64_t size, id;
+    int kind;
+    bool live;
+} block;
+
+static block *blocks; /* sorted by base; freed ones kept (live = false) until reused */
+static size_t nblocks, capblocks;
+
+void syms_reset_locked(void)
+{
+    free(handles);
+    free(blocks);
+    handles = NULL;
+    blocks = NULL;
+    nhandles = caphandles = nblocks = capblocks = 0;
+    memset(next_id, 0, sizeof(next_id));
+}
+
+static handle *handle_find(uintptr_t h, int kind)
+{
+    for (size_t i = nhandles; i-- > 0;) {
+        if (handles[i].h == h && handles[i].kind == kind) {
+            return &handles[i];
+        }
+    }
+    return NULL;
+}
+
+static uint64_t handle_new(uintptr_t h, int kind)
+{
+    handle *e = handle_find(h, kind);
+    if (!e) {
+        if (nhandles == caphandles) {
+            caphandles = caphandles ? caphandles * 2 : 64;
+            handle *nh = realloc(handles, caphandles * sizeof(*nh));
+            if (!nh) {
+                abort();
+            }
+            handles = nh;
+        }
+        e = &handles[nhandles++];
+        e->h = h;
+        e->kind = kind;
+    }
+    e->id = ++next_id[kind];
+    return e->id;
+}
+
+static uint64_t handle_id(uintptr_t h, int kind)
+{
+    handle *e = handle_find(h, kind);
+    return e ? e->id : handle_new(h, kind);
+}
+
+/* Index of the last block with base <= a, or -1. */
+static long block_floor(uintptr_t a)
+{
+    size_t l = 0, r = nblocks;
+    while (l < r) {
+        size_t m = (l + r) / 2;
+        if (blocks[m].base <= a) {
+            l = m + 1;
+        } else {
+            r = m;
+        }
+    }
+    return (long)l - 1;
+}
+
+/* The live block holding a, or a freed block starting at a. */
+static block *block_at(uintptr_t a)
+{
+    for (long i = block_floor(a); i >= 0; i--) {
+        block *b = &blocks[i];
+        if (b->live && a - b->base < b->size) {
+            return b;
+        }
+        if (!b->live && b->base == a && b->kind != K_HOST) {
+            return b; /* like the mock: a freed pinned block is plain host memory */
+        }
+        if (b->base < a && b->live) {
+            break; /* live blocks do not overlap: nothing further left holds a */
+        }
+    }
+    return NULL;
+}
+
+static void sym_addr(const void *p, char *out, size_t cap, rec_call *c)
+{
+    uintptr_t a = (uintptr_t)p;
+    block *b = block_at(a);
+    if (!b) {
+        snprintf(out, cap, "host");
+        return;
+    }
+    snprintf(out, cap, "%c%llu+0x%llx", letters[b->kind], (unsigned long long)b->id,
+             (unsigned long long)(a - b->base));
+    c->last_kind = b->kind;
+    c->last_id = b->id;
+}
+
+/* ----------------------------------------------------------- formatting */
+
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+    if (*n >= cap - 1) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (w < 0 || (size_t)w >= cap - *n) {
+        buf[*n] = '\0'; /* truncated: drop the field so the JSON stays valid */
+        return;
+    }
+    *n += (size_t)w;
+}
+
+size_t rec_quote(const char *s, char *out, size_t cap)
+{
+    if (cap < 8) {
+        out[0] = '\0';
+        return 0;
+    }
+    if (!s) {
+        snprintf(out, cap, "null");
+        return 4;
+    }
+    size_t k = 0;
+    out[k++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        size_t n = 0;
+        if (*p == '"' || *p == '\\') {
+            esc[n++] = '\\';
+            esc[n++] = (char)*p;
+        } else if (*p == '\n') {
+            esc[n++] = '\\';
+            esc[n++] = 'n';
+        } else if (*p < 0x20) {
+            n = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", *p);
+        } else {
+            esc[n++] = (char)*p;
+        }
+        if (k + n + 2 > cap) {
+            break;
+        }
+        memcpy(out + k, esc, n);
+        k += n;
+    }
+    out[k++] = '"';
+    out[k] = '\0';
+    return k;
+}
+
+#define ARGS c->args, sizeof(c->args), &c->an
+#define OUTS c->out, sizeof(c->out), &c->on_len
+static void put_key(char *buf, size_t cap, size_t *n, const char *key)
+{
+    put(buf, cap, n, "%s\"%s\":", *n ? "," : "", key);
+}
+
+void ra_i64(rec_call *c, const char *key, int64_t v)
+{
+    if (c->on) {
+        put_key(ARGS, key);
+        put(ARGS, "%lld", (long long)v);
+    }
+}
+
+void ra_u64(rec_call *c, const char *key, uint64_t v)
+{
+    if (c->on) {
+        put_key(ARGS, key);
+        put(ARGS, "%llu", (unsigned long long)v);
+    }
+}
+
+void ra_hex(rec_call *c, const char *key, uint64_t v)
+{
+    if (c->on) {
+        put_key(ARGS, key);
+        put(ARGS, "\"0x%llx\"", (unsigned long long)v);
+    }
+}
+
+void ra_str(rec_call *c, const char *key, const char *s)
+{
+    if (c->on) {
+        char q[600];
+        rec_quote(s, q, sizeof(q));
+        put_key(ARGS, key);
+        put(ARGS, "%s", q);
+    }
+}
+
+void ra_ptr(rec_call *c, const char *key, const void *p)
+{
+    if (!c->on) {
+        return;
+    }
+    put_key(ARGS, key);
+    if (!p) {
+        put(ARGS, "null");
+        return;
+    }
+    char sym[96];
+    sym_addr(p, sym, sizeof(sym), c);
+    put(ARGS, "\"%s\"", sym);
+}
+
+void ra_obj(rec_call *c, const char *key, const void *h, int kind)
+{
+    if (!c->on) {
+        return;
+    }
+    put_key(ARGS, key);
+    if (!h) {
+        put(ARGS, "null");
+        return;
+    }
+    put(ARGS, "\"%c%llu\"", letters[kind], (unsigned long long)handle_id((uintptr_t)h, kind));
+}
+
+void ra_stream(rec_call *c, const char *key, const void *s)
+{
+    if (!c->on) {
+        return;
+    }
+    if (!s) {
+        put_key(ARGS, key);
+        put(ARGS, "\"s0\"");
+        return;
+    }
+    ra_obj(c, key, s, K_STREAM);
+}
+
+void ro_i64(rec_call *c, const char *key, int64_t v)
+{
+    if (c->on) {
+        put_key(OUTS, key);
+        put(OUTS, "%lld", (long long)v);
+    }
+}
+
+void ro_u64(rec_call *c, const char *key, uint64_t v)
+{
+    if (c->on) {
+        put_key(OUTS, key);
+        put(OUTS, "%llu", (unsigned long long)v);
+    }
+}
+
+void ro_f64(rec_call *c, const char *key, double v)
+{
+    if (c->on) {
+        put_key(OUTS, key);
+        put(OUTS, "%.6f", v);
+    }
+}
+
+void ro_str(rec_call *c, const char *key, const char *s)
+{
+    if (c->on) {
+        char q[1100];
+        rec_quote(s, q, sizeof(q));
+        put_key(OUTS, key);
+        put(OUTS, "%s", q);
+    }
+}
+
+void ro_new_obj(rec_call *c, const char *key, const void *h, int kind)
+{
+    if (!c->on || !h) {
+        return;
+    }
+    put_key(OUTS, key);
+    put(OUTS, "\"%c%llu\"", letters[kind], (unsigned long long)handle_new((uintptr_t)h, kind));
+}
+
+void ro_obj(rec_call *c, const char *key, const void *h, int kind)
+{
+    if (!c->on || !h) {
+        return;
+    }
+    put_key(OUTS, key);
+    put(OUTS, "\"%c%llu\"", letters[kind], (unsigned long long)handle_id((uintptr_t)h, kind));
+}
+
+void ro_new_mem(rec_call *c, const char *key, const void *p, uint64_t size, int kind)
+{
+    if (!c->on || !p) {
+        return;
+    }
+    uintptr_t a = (uintptr_t)p;
+    long i = block_floor(a);
+    /* drop what the new block replaces: a freed block at its start */
+    if (i >= 0 && blocks[i].base == a) {
+        memmove(&blocks[i], &blocks[i + 1], (nblocks - (size_t)i - 1) * sizeof(*blocks));
+        nblocks--;
+        i--;
+    }
+    if (nblocks == capblocks) {
+        capblocks = capblocks ? capblocks * 2 : 256;
+        block *nb = realloc(blocks, capblocks * sizeof(*nb));
+        if (!nb) {
+            abort();
+        }
+        blocks = nb;
+    }
+    size_t at = (size_t)(i + 1);
+    memmove(&blocks[at + 1], &blocks[at], (nblocks - at) * sizeof(*blocks));
+    blocks[at] = (block){a, size ? size : 1, ++next_id[kind], kind, true};
+    nblocks++;
+    put_key(OUTS, key);
+    put(OUTS, "\"%c%llu+0x0\"", letters[kind], (unsigned long long)blocks[at].id);
+}
+
+void rec_mem_freed(rec_call *c, const void *p, int kind)
+{
+    if (!c->on || !p || c->last_kind != kind) {
+        return;
+    }
+    long i = block_floor((uintptr_t)p);
+    for (; i >= 0; i--) {
+        block *b = &blocks[i];
+        if (b->base == (uintptr_t)p && b->live && b->kind == kind && b->id == c->last_id) {
+            b->live = false;
+            return;
+        }
+        if (b->base != (uintptr_t)p) {
+            return;
+        }
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Records every AscendCL call a command makes into a trace that the mock can
+# replay (format: docs/trace-format.md; guide: docs/recording-on-a-card.md).
+#
+#   scripts/record-on-card.sh [-o TRACE] [-t LIBRARY] [--] COMMAND [ARG...]
+#
+#   -o TRACE    the trace file (default: ascendcl-trace.jsonl in the current
+#               directory; "%p" in the name becomes the process id, for
+#               programs that start several processes)
+#   -t LIBRARY  the real AscendCL library (default: libascendcl.so or
+#               libacl_rt.so of the CANN install, found like ascendcl-sys
+#               does; if none is found, the next definition in the process)
+#
+# Works for C, C++ and Python programs (pyACL, torch_npu: through LD_PRELOAD)
+# and for programs built on ascendcl-sys (through ASCENDCL_LIBRARY). Needs a C
+# compiler, not Rust: the recording shim is built from
+# ascendcl-mock/csrc/record/ into target/ascendcl-record/ on first use.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+trace=ascendcl-trace.jsonl
+target=${ASCENDCL_RECORD_TARGET:-}
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -o) [ $# -ge 2 ] || usage; trace=$2; shift 2 ;;
+        -t) [ $# -ge 2 ] || usage; target=$2; shift 2 ;;
+        -h|--help) usage ;;
+        --) shift; break ;;
+        -*) usage ;;
+        *) break ;;
+    esac
+done
+[ $# -gt 0 ] || usage
+
+# --- the shim -----------------------------------------------------------------
+src="$root/ascendcl-mock/csrc/record"
+build_dir=${ASCENDCL_RECORD_BUILD_DIR:-$root/target/ascendcl-record}
+shim="$build_dir/libascendcl_record.so"
+if [ ! -f "$shim" ] || [ -n "$(find "$src" "$root/ascendcl-mock/csrc/acl_functions.h" \
+        "$root/ascendcl-sys/include" -newer "$shim" -print -quit)" ]; then
+    mkdir -p "$build_dir"
+    "${CC:-cc}" -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -pthread -Wl,-z,defs \
+        -Wl,-soname,libascendcl_record.so \
+        -I "$root/ascendcl-sys/include" -I "$root/ascendcl-mock/include" -I "$src" \
+        -o "$shim" "$src"/*.c -ldl -lpthread
+    echo "record-on-card: built $shim" >&2
+fi
+
+# --- the real library -----------------------------------------------------------
+if [ -z "$target" ]; then
+    arch=$(uname -m)
+    for dir in "${ASCEND_TOOLKIT_HOME:-}" "${ASCEND_HOME_PATH:-}" "${ASCEND_INSTALL_PATH:-}" \
+        "$HOME/Ascend/cann" "$HOME/Ascend/ascend-toolkit/latest" \
+        /usr/local/Ascend/cann /usr/local/Ascend/ascend-toolkit/latest; do
+        [ -n "$dir" ] && [ -d "$dir" ] || continue
+        for lib in lib64/libascendcl.so lib64/libacl_rt.so runtime/lib64/libascendcl.so \
+            "$arch-linux/lib64/libascendcl.so" "$arch-linux/lib64/libacl_rt.so"; do
+            if [ -f "$dir/$lib" ]; then target="$dir/$lib"; break 2; fi
+        done
+    done
+fi
+if [ -n "$target" ]; then
+    export ASCENDCL_RECORD_TARGET="$target"
+else
+    unset ASCENDCL_RECORD_TARGET
+    echo "record-on-card: no CANN install found; calls go to the next AscendCL library in the process" >&2
+fi
+
+# --- record ---------------------------------------------------------------------
+case "$trace" in /*) ;; *) trace="$PWD/$trace" ;; esac
+case "$trace" in *%p*) ;; *) rm -f "$trace" ;; esac
+export ASCENDCL_RECORD_TRACE="$trace"
+export ASCENDCL_LIBRARY="$shim"
+export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
+status=0
+"$@" || status=$?
+unset LD_PRELOAD
+
+# --- what was written ---------------------------------------------------------------
+pattern=${trace//%p/*}
+base=${pattern%.jsonl}
+found=0
+for file in $pattern "$base".*.jsonl; do
+    [ -f "$file" ] || continue
+    found=1
+    echo "record-on-card: $file: $(($(wc -l <"$file") - 1)) calls" >&2
+done
+if [ $found -eq 0 ]; then
+    echo "record-on-card: no trace was written: the command made no AscendCL call through the shim" >&2
+else
+    cat >&2 <<'NOTE'
+record-on-card: a trace holds function names, sizes, symbolic ids, return codes
+and error texts, never the data copied. Before sharing it, read its first line
+(library path, program name) and the "msg" texts for anything private. Summary:
+  cargo run --example trace_summary -- TRACE
+NOTE
+fi
+exit $status
