@@ -219,3 +219,55 @@ fn a_grow_that_fails_half_way_rolls_back_the_pages_it_mapped() {
         Ok(())
     });
 }
+
+#[test]
+fn statistics_report_the_largest_free_run_and_fragmentation() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let allocator = CachingAllocator::new(&ctx, AllocatorConfig::expandable())?;
+        let a = allocator.alloc::<u8>(&stream, 2 * MIB)?;
+        let b = allocator.alloc::<u8>(&stream, 2 * MIB)?;
+        let c = allocator.alloc::<u8>(&stream, 2 * MIB)?;
+        drop(b);
+        let stats = allocator.stats();
+        assert_eq!(
+            (
+                stats.reserved.current,
+                stats.free_bytes,
+                stats.largest_free_block
+            ),
+            (6 * MIB, 2 * MIB, 2 * MIB)
+        );
+        assert_eq!(stats.fragmentation(), 0.0, "all free memory is one run");
+        drop(a);
+        let stats = allocator.stats();
+        assert_eq!(
+            (stats.free_bytes, stats.largest_free_block),
+            (4 * MIB, 4 * MIB),
+            "neighbours merged"
+        );
+        drop(c);
+        let segments = CachingAllocator::new(&ctx, AllocatorConfig::segments())?;
+        let blocks: Vec<_> = (0..4)
+            .map(|_| segments.alloc::<u8>(&stream, 4 * MIB))
+            .collect::<Result<_, _>>()?;
+        let mut blocks = blocks.into_iter();
+        let (first, _second, third, _fourth) =
+            (blocks.next(), blocks.next(), blocks.next(), blocks.next());
+        drop((first, third));
+        let stats = segments.stats();
+        // Two 4 MiB holes and the 4 MiB left at the segment's end: 12 MiB free,
+        // the largest piece a third of it.
+        assert_eq!(
+            (stats.free_bytes, stats.largest_free_block),
+            (12 * MIB, 4 * MIB)
+        );
+        assert!(
+            (stats.fragmentation() - 2.0 / 3.0).abs() < 1e-9,
+            "{}",
+            stats.fragmentation()
+        );
+        Ok(())
+    });
+}

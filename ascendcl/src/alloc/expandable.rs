@@ -19,6 +19,8 @@
 //! (pending blocks are never free): the stream-ordering rule that the raw
 //! `aclrtUnmapMem` leaves to the caller.
 
+use std::collections::BTreeMap;
+
 use crate::alloc::pool::Pool;
 use crate::alloc::stats::Statistics;
 use crate::context::Context;
@@ -37,7 +39,9 @@ pub(crate) struct Segment {
     base: usize,
     page: usize,
     kind: PageSize,
-    pages: Vec<Option<MappedPage>>,
+    /// Mapped pages by index (only mapped ones: the range has tens of
+    /// thousands of pages and most are never mapped).
+    pages: BTreeMap<usize, MappedPage>,
     /// Unmapped physical pages kept for remapping.
     spare: Vec<PhysicalMemory>,
 }
@@ -84,7 +88,7 @@ impl Segment {
             base,
             page,
             kind,
-            pages: (0..pages).map(|_| None).collect(),
+            pages: BTreeMap::new(),
             spare: Vec::new(),
         })
     }
@@ -107,7 +111,10 @@ impl Segment {
         stats: &mut Statistics,
     ) -> Result<bool> {
         let span = self.page_span(addr, size);
-        let missing: Vec<usize> = span.clone().filter(|&p| self.pages[p].is_none()).collect();
+        let missing: Vec<usize> = span
+            .clone()
+            .filter(|p| !self.pages.contains_key(p))
+            .collect();
         if missing.is_empty() {
             return Ok(false);
         }
@@ -120,7 +127,7 @@ impl Segment {
                 Ok(()) => mapped_now.push(page),
                 Err(error) => {
                     for page in mapped_now {
-                        if let Some(p) = self.pages[page].take() {
+                        if let Some(p) = self.pages.remove(&page) {
                             stats.unmaps += 1;
                             drop(p.mapping);
                             stats.device_frees += 1;
@@ -148,7 +155,7 @@ impl Segment {
         match self.range.map(page * self.page, &physical) {
             Ok(mapping) => {
                 stats.maps += 1;
-                self.pages[page] = Some(MappedPage { mapping, physical });
+                self.pages.insert(page, MappedPage { mapping, physical });
                 Ok(())
             }
             Err(error) => {
@@ -164,7 +171,9 @@ impl Segment {
         for (addr, size) in pool.free_blocks() {
             let first = (addr - self.base).div_ceil(self.page);
             let end = (addr + size - self.base) / self.page;
-            pages.extend((first..end).filter(|&p| self.pages[p].is_some()));
+            if first < end {
+                pages.extend(self.pages.range(first..end).map(|(&p, _)| p));
+            }
         }
         pages
     }
@@ -182,7 +191,7 @@ impl Segment {
         pages.reverse();
         pages.truncate(limit);
         for &page in &pages {
-            if let Some(p) = self.pages[page].take() {
+            if let Some(p) = self.pages.remove(&page) {
                 match p.mapping.unmap() {
                     Ok(()) => {
                         stats.unmaps += 1;
@@ -210,17 +219,22 @@ impl Segment {
     pub(crate) fn largest_free_mapped_run(&self, pool: &Pool) -> usize {
         let mut best = 0;
         for (addr, size) in pool.free_blocks() {
-            let (end, mut run, mut cursor) = (addr + size, 0usize, addr);
-            while cursor < end {
-                let page = (cursor - self.base) / self.page;
+            let end = addr + size;
+            let (first, last) = (
+                (addr - self.base) / self.page,
+                (end - 1 - self.base) / self.page,
+            );
+            let (mut run, mut previous) = (0usize, None);
+            for (&page, _) in self.pages.range(first..=last) {
+                let page_start = (self.base + page * self.page).max(addr);
                 let page_end = (self.base + (page + 1) * self.page).min(end);
-                if self.pages[page].is_some() {
-                    run += page_end - cursor;
-                    best = best.max(run);
+                run = if previous == Some(page.wrapping_sub(1)) {
+                    run
                 } else {
-                    run = 0;
-                }
-                cursor = page_end;
+                    0
+                } + (page_end - page_start);
+                best = best.max(run);
+                previous = Some(page);
             }
         }
         best
