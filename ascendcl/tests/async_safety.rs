@@ -30,7 +30,8 @@ fn the_mock_really_shows_stale_data_without_a_synchronize() {
     // The control experiment for the tests below, with raw calls.
     common::check(|env| {
         let (_device, ctx) = env.device0();
-        env.slow_streams(DELAY);
+        // Long enough that a stalled CI machine still reads before the copy runs.
+        env.slow_streams(Duration::from_millis(300));
         let stream = Stream::new(&ctx)?;
         let device = DeviceBuffer::from_host(&ctx, &[42u32; 1024])?;
         let mut host = HostBuffer::<u32>::zeroed(&ctx, 1024)?;
