@@ -20,15 +20,85 @@ static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v'};
 
 /* ------------------------------------------------------------- handles */
 
+/* Open-addressing hash table from (handle, kind) to id; programs such as
+ * torch_npu create events by the thousand. */
 typedef struct handle {
-    uintptr_t h;
+    uintptr_t h; /* 0: empty slot */
     int kind;
     uint64_t id;
 } handle;
 
-static handle *handles; /* unordered; handles are few */
-static size_t nhandles, caphandles;
+static handle *handles;
+static size_t nhandles, caphandles; /* caphandles: a power of two */
 static uint64_t next_id[K_COUNT];
+
+static size_t handle_slot(uintptr_t h, int kind)
+{
+    uint64_t x = ((uint64_t)h ^ ((uint64_t)kind << 59)) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(x ^ (x >> 31)) & (caphandles - 1);
+}
+
+static handle *handle_find(uintptr_t h, int kind)
+{
+    if (!caphandles) {
+        return NULL;
+    }
+    for (size_t i = handle_slot(h, kind);; i = (i + 1) & (caphandles - 1)) {
+        if (!handles[i].h) {
+            return NULL;
+        }
+        if (handles[i].h == h && handles[i].kind == kind) {
+            return &handles[i];
+        }
+    }
+}
+
+static void handle_grow(void)
+{
+    handle *old = handles;
+    size_t oldcap = caphandles;
+    caphandles = caphandles ? caphandles * 2 : 256;
+    handles = calloc(caphandles, sizeof(*handles));
+    if (!handles) {
+        abort();
+    }
+    for (size_t i = 0; i < oldcap; i++) {
+        if (old[i].h) {
+            size_t j = handle_slot(old[i].h, old[i].kind);
+            while (handles[j].h) {
+                j = (j + 1) & (caphandles - 1);
+            }
+            handles[j] = old[i];
+        }
+    }
+    free(old);
+}
+
+static uint64_t handle_new(uintptr_t h, int kind)
+{
+    handle *e = handle_find(h, kind);
+    if (!e) {
+        if ((nhandles + 1) * 4 >= caphandles * 3) {
+            handle_grow();
+        }
+        size_t i = handle_slot(h, kind);
+        while (handles[i].h) {
+            i = (i + 1) & (caphandles - 1);
+        }
+        e = &handles[i];
+        e->h = h;
+        e->kind = kind;
+        nhandles++;
+    }
+    e->id = ++next_id[kind];
+    return e->id;
+}
+
+static uint64_t handle_id(uintptr_t h, int kind)
+{
+    handle *e = handle_find(h, kind);
+    return e ? e->id : handle_new(h, kind);
+}
 
 /* ------------------------------------------------------------- memory */
 
@@ -50,42 +120,6 @@ void syms_reset_locked(void)
     blocks = NULL;
     nhandles = caphandles = nblocks = capblocks = 0;
     memset(next_id, 0, sizeof(next_id));
-}
-
-static handle *handle_find(uintptr_t h, int kind)
-{
-    for (size_t i = nhandles; i-- > 0;) {
-        if (handles[i].h == h && handles[i].kind == kind) {
-            return &handles[i];
-        }
-    }
-    return NULL;
-}
-
-static uint64_t handle_new(uintptr_t h, int kind)
-{
-    handle *e = handle_find(h, kind);
-    if (!e) {
-        if (nhandles == caphandles) {
-            caphandles = caphandles ? caphandles * 2 : 64;
-            handle *nh = realloc(handles, caphandles * sizeof(*nh));
-            if (!nh) {
-                abort();
-            }
-            handles = nh;
-        }
-        e = &handles[nhandles++];
-        e->h = h;
-        e->kind = kind;
-    }
-    e->id = ++next_id[kind];
-    return e->id;
-}
-
-static uint64_t handle_id(uintptr_t h, int kind)
-{
-    handle *e = handle_find(h, kind);
-    return e ? e->id : handle_new(h, kind);
 }
 
 /* Index of the last block with base <= a, or -1. */
