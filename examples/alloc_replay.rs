@@ -95,7 +95,7 @@ fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {
         dtype: options.dtype,
         ..TrainConfig::default()
     };
-    let schedule = Schedule::varying(options.seed, options.steps, 48, 96);
+    let schedule = Schedule::varying(options.seed, options.steps, 48, 96)?;
     let trace = resnet50_trace(&schedule, &config);
     if let Some(path) = &options.dump_trace {
         trace.to_json_lines(std::io::BufWriter::new(std::fs::File::create(path)?))?;

@@ -76,8 +76,10 @@ impl Outcome {
         }
     }
 
-    /// A percentile (0–100) of the alloc+free pair latency, in ns.
+    /// A percentile (0–100; values outside are clamped) of the alloc+free
+    /// pair latency, in ns; 0 when nothing was timed.
     pub fn pair_percentile(&self, p: f64) -> u64 {
+        let p = p.clamp(0.0, 100.0);
         let mut sorted = self.pair_ns.clone();
         sorted.sort_unstable();
         match sorted.len() {
@@ -96,6 +98,10 @@ enum Live {
 
 /// Replays `trace` with `strategy` on `device`, sampling every
 /// `sample_every` ops (0: no series).
+///
+/// The trace need not pass [`Trace::check`]: a free of an id that is not
+/// live is skipped, an id allocated again frees its previous buffer, and
+/// live bytes count what was allocated, whatever a free says.
 pub fn replay(
     device: &Device,
     trace: &Trace,
@@ -110,12 +116,19 @@ pub fn replay(
         Strategy::Expandable => Some(CachingAllocator::new(&ctx, AllocatorConfig::expandable())?),
     };
     let total = device.memory_info()?.total as u64;
-    let baseline_used = total - device.memory_info()?.free as u64;
+    // Bytes the device reports in use beyond what was in use at the start
+    // (saturating: other processes may free memory meanwhile).
+    let baseline_used = total.saturating_sub(device.memory_info()?.free as u64);
+    let used_since_start = || -> ascendcl::Result<u64> {
+        let used = total.saturating_sub(device.memory_info()?.free as u64);
+        Ok(used.saturating_sub(baseline_used))
+    };
     let mut outcome = Outcome {
         completed: true,
         ..Outcome::default()
     };
-    let mut live: HashMap<u64, (Live, u64)> = HashMap::with_capacity(4096);
+    // id -> (buffer, ns its allocation took, bytes allocated).
+    let mut live: HashMap<u64, (Live, u64, u64)> = HashMap::with_capacity(4096);
     let mut live_bytes = 0u64;
     for (index, op) in trace.ops.iter().enumerate() {
         match op.kind {
@@ -126,8 +139,12 @@ pub fn replay(
                 let elapsed = start.elapsed().as_nanos() as u64;
                 match result {
                     Ok(buffer) => {
-                        live.insert(op.id, (buffer, elapsed));
-                        live_bytes += op.bytes;
+                        live_bytes = live_bytes.saturating_add(op.bytes);
+                        if let Some((_, _, replaced)) =
+                            live.insert(op.id, (buffer, elapsed, op.bytes))
+                        {
+                            live_bytes -= replaced;
+                        }
                     }
                     Err(error) if error.is_out_of_memory() => {
                         outcome.completed = false;
@@ -138,25 +155,24 @@ pub fn replay(
                 }
             }
             OpKind::Free => {
-                if let Some((buffer, alloc_ns)) = live.remove(&op.id) {
+                if let Some((buffer, alloc_ns, bytes)) = live.remove(&op.id) {
                     let start = Instant::now();
                     drop(buffer);
                     outcome
                         .pair_ns
                         .push(alloc_ns + start.elapsed().as_nanos() as u64);
-                    live_bytes -= op.bytes;
+                    live_bytes -= bytes;
                 }
             }
         }
         outcome.peak_live_bytes = outcome.peak_live_bytes.max(live_bytes);
         if strategy == Strategy::Raw && op.kind == OpKind::Alloc {
-            let used = total - device.memory_info()?.free as u64 - baseline_used;
-            outcome.peak_reserved_bytes = outcome.peak_reserved_bytes.max(used);
+            outcome.peak_reserved_bytes = outcome.peak_reserved_bytes.max(used_since_start()?);
         }
         if sample_every > 0 && index % sample_every == 0 {
             let reserved = match &allocator {
                 Some(a) => a.reserved_bytes() as u64,
-                None => total - device.memory_info()?.free as u64 - baseline_used,
+                None => used_since_start()?,
             };
             outcome.series.push((live_bytes, reserved));
         }
@@ -190,6 +206,10 @@ fn alloc(
 
 /// The largest batch `b` for which `make_trace(b)` replays without running
 /// out of memory, searched between `low` (must fit) and `high`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] if `high` is below `low`,
+/// [`Error::InvalidState`] if `low` does not fit, and any replay error.
 pub fn max_batch_before_oom(
     device: &Device,
     strategy: Strategy,
@@ -197,6 +217,11 @@ pub fn max_batch_before_oom(
     high: u32,
     make_trace: impl Fn(u32) -> Trace,
 ) -> ascendcl::Result<u32> {
+    if high < low {
+        return Err(Error::InvalidArgument(format!(
+            "batch search range {low}..={high} is empty"
+        )));
+    }
     let fits = |batch: u32| -> ascendcl::Result<bool> {
         Ok(replay(device, &make_trace(batch), strategy, 0)?.completed)
     };
@@ -206,20 +231,32 @@ pub fn max_batch_before_oom(
             strategy.name()
         )));
     }
-    let (mut good, mut bad) = (low, high + 1);
+    // good fits, bad does not (or is past `high`); u64 so `high + 1` cannot overflow.
+    let (mut good, mut bad) = (u64::from(low), u64::from(high) + 1);
     while bad - good > 1 {
         let mid = good + (bad - good) / 2;
-        if fits(mid)? { good = mid } else { bad = mid }
+        // mid < bad <= high + 1, so it fits in a u32.
+        if fits(mid as u32)? {
+            good = mid
+        } else {
+            bad = mid
+        }
     }
-    Ok(good)
+    Ok(good as u32)
 }
 
 /// The trace that probes a batch size: three varying steps below `batch` (so
-/// a cache has seen other shapes), then one step at it.
+/// a cache has seen other shapes), then one step at it. A batch of 0 probes
+/// nothing: its trace is empty.
 pub fn probe_trace(batch: u32, seed: u64, config: &TrainConfig) -> Trace {
-    let mut batches = Schedule::varying(seed ^ u64::from(batch), 3, (batch / 2).max(1), batch)
-        .batches()
-        .to_vec();
-    batches.push(batch);
-    resnet50_trace(&Schedule::from_batches(batches), config)
+    // Both schedules are valid for any batch of at least 1; batch 0 fails
+    // the first (an empty range 1..=0) and gets the empty schedule.
+    let schedule = Schedule::varying(seed ^ u64::from(batch), 3, (batch / 2).max(1), batch)
+        .and_then(|warmup| {
+            let mut batches = warmup.batches().to_vec();
+            batches.push(batch);
+            Schedule::from_batches(batches)
+        })
+        .unwrap_or_default();
+    resnet50_trace(&schedule, config)
 }

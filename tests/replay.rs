@@ -2,16 +2,21 @@
 //! the end, reserves at least what is live, and expandable segments reserve
 //! the least and reach the batch size the live bytes allow.
 
-use ascendcl::{Device, Runtime};
-use ascendcl_examples::replay::{Strategy, max_batch_before_oom, replay};
-use ascendcl_examples::trace::{Schedule, TrainConfig, max_batch_by_live_bytes, resnet50_trace};
+use ascendcl::{Device, Error, Runtime};
+use ascendcl_examples::replay::{Strategy, max_batch_before_oom, probe_trace, replay};
+use ascendcl_examples::trace::{
+    OpKind, Schedule, TrainConfig, max_batch_by_live_bytes, resnet50_trace,
+};
 
 #[test]
 fn every_strategy_replays_a_varying_batch_trace_and_reserves_at_least_the_live_bytes() {
     let session = ascendcl_mock::session();
     let rt = Runtime::with_library(session.library()).unwrap();
     let device = Device::open(&rt, 0).unwrap();
-    let trace = resnet50_trace(&Schedule::varying(3, 4, 4, 12), &TrainConfig::default());
+    let trace = resnet50_trace(
+        &Schedule::varying(3, 4, 4, 12).unwrap(),
+        &TrainConfig::default(),
+    );
     let mut ratios = Vec::new();
     for strategy in Strategy::ALL {
         let outcome = replay(&device, &trace, strategy, 100).unwrap();
@@ -62,10 +67,11 @@ fn expandable_segments_reach_the_batch_the_live_bytes_allow_on_a_small_card() {
     let limit = max_batch_by_live_bytes(device.memory_info().unwrap().total as u64, &config);
     let probe = |batch: u32| {
         let mut batches = Schedule::varying(11, 2, (batch / 2).max(1), batch)
+            .unwrap()
             .batches()
             .to_vec();
         batches.push(batch);
-        resnet50_trace(&Schedule::from_batches(batches), &config)
+        resnet50_trace(&Schedule::from_batches(batches).unwrap(), &config)
     };
     let expandable =
         max_batch_before_oom(&device, Strategy::Expandable, 1, limit + 4, probe).unwrap();
@@ -78,6 +84,57 @@ fn expandable_segments_reach_the_batch_the_live_bytes_allow_on_a_small_card() {
         segments <= expandable,
         "segments {segments} vs expandable {expandable}"
     );
+    drop(device);
+    assert!(
+        session.live_counts().is_empty(),
+        "{:?}",
+        session.live_counts()
+    );
+}
+
+#[test]
+fn degenerate_inputs_are_errors_or_empty_not_panics() {
+    // A batch of 0 probes nothing; any other batch ends with a step at it.
+    let config = TrainConfig::default();
+    assert!(probe_trace(0, 7, &config).ops.is_empty());
+    let probe = probe_trace(3, 7, &config);
+    assert_eq!(probe.meta.batches.len(), 4);
+    assert_eq!(probe.meta.batches[3], 3);
+    assert!(
+        probe.meta.batches[..3]
+            .iter()
+            .all(|&n| (1..=3).contains(&n))
+    );
+
+    let session = ascendcl_mock::session();
+    let rt = Runtime::with_library(session.library()).unwrap();
+    let device = Device::open(&rt, 0).unwrap();
+    // An empty search range.
+    let empty = max_batch_before_oom(&device, Strategy::Raw, 8, 4, |b| probe_trace(b, 7, &config));
+    assert!(matches!(empty, Err(Error::InvalidArgument(_))), "{empty:?}");
+    // A trace that frees more bytes than it allocated, then frees the same id
+    // again: the replay counts what it allocated and skips what is not live.
+    let mut trace = probe_trace(1, 7, &config);
+    let free = trace
+        .ops
+        .iter()
+        .position(|op| op.kind == OpKind::Free)
+        .unwrap();
+    trace.ops[free].bytes = u64::MAX;
+    let again = trace.ops[free];
+    trace.ops.insert(free + 1, again);
+    let outcome = replay(&device, &trace, Strategy::Segments, 1).unwrap();
+    assert!(outcome.completed);
+    assert_eq!(
+        outcome.peak_live_bytes,
+        probe_trace(1, 7, &config).peak_live_bytes()
+    );
+    // Percentiles outside 0..=100 are clamped.
+    assert_eq!(
+        outcome.pair_percentile(250.0),
+        outcome.pair_percentile(100.0)
+    );
+    assert_eq!(outcome.pair_percentile(-5.0), outcome.pair_percentile(0.0));
     drop(device);
     assert!(
         session.live_counts().is_empty(),

@@ -18,7 +18,7 @@ pub struct Output {
     pub stdout: String,
     /// Standard error.
     pub stderr: String,
-    /// Exit status: [`EXIT_OK`], [`EXIT_PROBLEMS`] or [`EXIT_USAGE`].
+    /// Exit status: [`EXIT_OK`], [`EXIT_PROBLEMS`](super::EXIT_PROBLEMS) or [`EXIT_USAGE`].
     pub exit_code: u8,
 }
 

@@ -160,7 +160,7 @@ fn replay_section(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let config = TrainConfig::default();
     let total = device.memory_info()?.total as u64;
-    let schedule = Schedule::varying(7, options.steps, 48, 96);
+    let schedule = Schedule::varying(7, options.steps, 48, 96)?;
     let trace = resnet50_trace(&schedule, &config);
     let live_limit = max_batch_by_live_bytes(total, &config);
     writeln!(md, "## ResNet-50 allocation replay\n")?;

@@ -31,9 +31,10 @@ impl Overhead {
     }
 }
 
+/// The median; NaN for no values (zero rounds).
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Alternates `rounds` blocks of `calls` raw and safe calls; medians per call.

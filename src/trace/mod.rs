@@ -105,7 +105,7 @@ use std::fmt;
 pub use config::{Dtype, GradMode, Optimizer, TrainConfig};
 pub use json::TraceError;
 pub use resnet50::{Model, resnet50};
-pub use schedule::Schedule;
+pub use schedule::{Schedule, ScheduleError};
 pub use training::{
     generate, max_batch_by_live_bytes, max_batch_by_live_bytes_for, resnet50_trace,
 };

@@ -167,8 +167,12 @@ pub fn max_batch_by_live_bytes(limit_bytes: u64, config: &TrainConfig) -> u32 {
 /// [`max_batch_by_live_bytes`] for any model. The peak grows with the batch,
 /// so this is a doubling search followed by a binary search.
 pub fn max_batch_by_live_bytes_for(model: &Model, limit_bytes: u64, config: &TrainConfig) -> u32 {
-    let fits =
-        |n: u32| generate(model, &Schedule::fixed(n, 2), config).peak_live_bytes() <= limit_bytes;
+    // `n` is never 0 here, so the schedule is always built.
+    let fits = |n: u32| {
+        Schedule::fixed(n, 2).is_ok_and(|schedule| {
+            generate(model, &schedule, config).peak_live_bytes() <= limit_bytes
+        })
+    };
     if !fits(1) {
         return 0;
     }

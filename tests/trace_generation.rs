@@ -1,48 +1,24 @@
 //! The ResNet-50 training allocation trace: architecture, lifetime rules,
-//! JSON lines format, batch schedules and the live-bytes batch limit.
+//! batch schedules (and their typed errors), persistent tensors and the
+//! live-bytes batch limit. The JSON lines format is in `trace_json.rs`.
+
+mod trace_common;
 
 use std::time::{Duration, Instant};
 
 use ascendcl_examples::trace::resnet50::{LayerOp, Shape, StateKind};
 use ascendcl_examples::trace::schedule::SplitMix64;
 use ascendcl_examples::trace::{
-    CheckError, Dtype, GradMode, OpKind, Optimizer, Schedule, Trace, TraceError, TraceOp,
+    CheckError, Dtype, GradMode, OpKind, Optimizer, Schedule, ScheduleError, Trace, TraceOp,
     TrainConfig, generate, max_batch_by_live_bytes, resnet50, resnet50_trace,
 };
+use trace_common::{config, every_config};
 
 /// Usable HBM of a 64 GB Ascend card (62423 MiB ≈ 60.96 GiB).
 const HBM_64G_USABLE: u64 = 62_423 << 20;
 
-fn config(dtype: Dtype) -> TrainConfig {
-    TrainConfig {
-        dtype,
-        ..TrainConfig::default()
-    }
-}
-
 fn peak(batch: u32, config: &TrainConfig) -> u64 {
-    resnet50_trace(&Schedule::fixed(batch, 2), config).peak_live_bytes()
-}
-
-fn every_config() -> Vec<TrainConfig> {
-    let mut all = Vec::new();
-    for dtype in [Dtype::Fp32, Dtype::Fp16, Dtype::Bf16] {
-        for optimizer in [Optimizer::SgdMomentum, Optimizer::Adam] {
-            for grads in [GradMode::Keep, GradMode::SetToNone] {
-                for input_stream in [0, 1] {
-                    let workspace_cap_bytes = TrainConfig::default().workspace_cap_bytes;
-                    all.push(TrainConfig {
-                        dtype,
-                        optimizer,
-                        grads,
-                        input_stream,
-                        workspace_cap_bytes,
-                    });
-                }
-            }
-        }
-    }
-    all
+    resnet50_trace(&Schedule::fixed(batch, 2).unwrap(), config).peak_live_bytes()
 }
 
 #[test]
@@ -119,7 +95,7 @@ fn every_allocation_is_freed_exactly_once_after_it_is_allocated() {
 
 #[test]
 fn check_reports_each_broken_lifetime_rule() {
-    let trace = resnet50_trace(&Schedule::fixed(2, 2), &TrainConfig::default());
+    let trace = resnet50_trace(&Schedule::fixed(2, 2).unwrap(), &TrainConfig::default());
     let position = |f: &dyn Fn(&TraceOp) -> bool| trace.ops.iter().position(f).unwrap();
     let broken = |edit: &dyn Fn(&mut Trace)| {
         let mut t = trace.clone();
@@ -230,70 +206,9 @@ fn check_reports_each_broken_lifetime_rule() {
         Err(CheckError::PersistentNeverAllocated { id: u64::MAX })
     );
     // An empty trace is fine.
-    let nothing = resnet50_trace(&Schedule::fixed(1, 0), &TrainConfig::default());
+    let nothing = resnet50_trace(&Schedule::fixed(1, 0).unwrap(), &TrainConfig::default());
     assert!(nothing.ops.is_empty() && nothing.meta.persistent.is_empty());
     assert_eq!((nothing.check(), nothing.peak_live_bytes()), (Ok(()), 0));
-}
-
-#[test]
-fn json_lines_round_trip_is_lossless() {
-    for config in [
-        TrainConfig::default(),
-        config(Dtype::Fp16),
-        every_config().pop().unwrap(),
-    ] {
-        let trace = resnet50_trace(&Schedule::varying_default(3, 3), &config);
-        let mut text = Vec::new();
-        trace.to_json_lines(&mut text).unwrap();
-        let back = Trace::from_json_lines(&text[..]).unwrap();
-        assert_eq!(back, trace);
-        let mut again = Vec::new();
-        back.to_json_lines(&mut again).unwrap();
-        assert_eq!(again, text);
-        assert_eq!(
-            text.iter().filter(|&&b| b == b'\n').count(),
-            trace.ops.len() + 1
-        );
-    }
-
-    let trace = resnet50_trace(
-        &Schedule::from_batches(vec![64, 65]),
-        &TrainConfig::default(),
-    );
-    let mut text = Vec::new();
-    trace.to_json_lines(&mut text).unwrap();
-    let text = String::from_utf8(text).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap();
-    assert!(header.starts_with(
-        r#"{"model":"resnet50","dtype":"fp32","optimizer":"sgd_momentum","grads":"keep","batches":[64,65],"persistent":[0,1,2,"#
-    ));
-    // conv1.weight: 64×3×7×7 fp32.
-    assert_eq!(
-        lines.next(),
-        Some(r#"{"step":0,"op":"alloc","id":0,"bytes":37632,"stream":0}"#)
-    );
-
-    // Names with characters JSON must escape survive too.
-    let mut odd = trace.clone();
-    odd.meta.model = "res\"net\\50\n\u{1}é".to_owned();
-    let mut bytes = Vec::new();
-    odd.to_json_lines(&mut bytes).unwrap();
-    assert_eq!(Trace::from_json_lines(&bytes[..]).unwrap(), odd);
-
-    // Whitespace, field order and blank lines are free.
-    let loose = "{ \"persistent\" : [ ] , \"batches\":[1],\"grads\":\"set_to_none\",\"optimizer\":\"adam\",\
-                 \"dtype\":\"bf16\",\"model\":\"m\"}\n\n{\"stream\":1,\"bytes\":8,\"id\":3,\"op\":\"alloc\",\"step\":0}\r\n";
-    let parsed = Trace::from_json_lines(loose.as_bytes()).unwrap();
-    assert_eq!(
-        (parsed.meta.dtype, parsed.meta.optimizer, parsed.meta.grads),
-        (Dtype::Bf16, Optimizer::Adam, GradMode::SetToNone)
-    );
-    assert_eq!(parsed.ops.len(), 1);
-    assert_eq!(
-        (parsed.ops[0].id, parsed.ops[0].bytes, parsed.ops[0].stream),
-        (3, 8, 1)
-    );
 }
 
 #[test]
@@ -331,7 +246,7 @@ fn peak_live_bytes_grows_linearly_with_batch_size() {
 fn varying_schedule_is_deterministic_for_a_seed_and_stays_in_range() {
     let a = Schedule::varying_default(0, 1000);
     assert_eq!(a, Schedule::varying_default(0, 1000));
-    assert_eq!(a, Schedule::varying(0, 1000, 48, 96));
+    assert_eq!(a, Schedule::varying(0, 1000, 48, 96).unwrap());
     assert_eq!(&a.batches()[..8], &[91, 69, 49, 95, 53, 64, 56, 85]);
     assert_ne!(a, Schedule::varying_default(1, 1000));
     assert!(a.batches().iter().all(|&n| (48..=96).contains(&n)));
@@ -341,12 +256,12 @@ fn varying_schedule_is_deterministic_for_a_seed_and_stays_in_range() {
     let mean = a.batches().iter().map(|&n| f64::from(n)).sum::<f64>() / 1000.0;
     assert!((70.0..74.0).contains(&mean), "mean {mean}");
 
-    let narrow = Schedule::varying(9, 300, 63, 65);
+    let narrow = Schedule::varying(9, 300, 63, 65).unwrap();
     for n in 63..=65 {
         assert!(narrow.batches().contains(&n));
     }
-    assert_eq!(Schedule::varying(5, 4, 80, 80).batches(), &[80; 4]);
-    assert_eq!(Schedule::fixed(64, 3).batches(), &[64, 64, 64]);
+    assert_eq!(Schedule::varying(5, 4, 80, 80).unwrap().batches(), &[80; 4]);
+    assert_eq!(Schedule::fixed(64, 3).unwrap().batches(), &[64, 64, 64]);
     assert_eq!(Schedule::varying_default(7, 0).steps(), 0);
 
     // The generator is SplitMix64: first output for seed 0.
@@ -366,8 +281,45 @@ fn varying_schedule_is_deterministic_for_a_seed_and_stays_in_range() {
 }
 
 #[test]
+fn a_zero_batch_is_a_typed_error_not_a_panic() {
+    let zero = ScheduleError::ZeroBatch { step: None };
+    assert_eq!(Schedule::fixed(0, 3), Err(zero.clone()));
+    assert_eq!(Schedule::fixed(0, 0), Err(zero.clone()));
+    assert_eq!(Schedule::varying(1, 3, 0, 8), Err(zero.clone()));
+    assert_eq!(
+        Schedule::varying(1, 3, 9, 8),
+        Err(ScheduleError::EmptyRange { min: 9, max: 8 })
+    );
+    assert_eq!(
+        Schedule::from_batches(vec![64, 0, 65]),
+        Err(ScheduleError::ZeroBatch { step: Some(1) })
+    );
+    // No step at all is fine: the empty schedule, which gives an empty trace.
+    assert_eq!(Schedule::from_batches(Vec::new()), Ok(Schedule::default()));
+    assert_eq!(Schedule::default().steps(), 0);
+
+    // The errors say what is wrong, and convert into `Box<dyn Error>` for `?`.
+    assert_eq!(zero.to_string(), "batch size must be at least 1");
+    let step = Schedule::from_batches(vec![0]).unwrap_err();
+    assert_eq!(
+        step.to_string(),
+        "batch size must be at least 1, but step 0 has 0"
+    );
+    let boxed: Box<dyn std::error::Error> = Schedule::varying(1, 1, 9, 8).unwrap_err().into();
+    assert_eq!(boxed.to_string(), "empty batch range 9..=8");
+
+    // The generator takes its bounds in either order instead of panicking.
+    let (mut a, mut b) = (SplitMix64::new(3), SplitMix64::new(3));
+    for _ in 0..100 {
+        let n = a.in_range(9, 5);
+        assert!((5..=9).contains(&n));
+        assert_eq!(n, b.in_range(5, 9));
+    }
+}
+
+#[test]
 fn persistent_tensors_survive_steps_and_are_freed_at_the_end() {
-    let trace = resnet50_trace(&Schedule::fixed(16, 3), &TrainConfig::default());
+    let trace = resnet50_trace(&Schedule::fixed(16, 3).unwrap(), &TrainConfig::default());
     let meta = &trace.meta;
     // 320 weights and buffers, 161 gradients, 161 momentum buffers.
     assert_eq!(meta.persistent.len(), 320 + 161 + 161);
@@ -415,7 +367,7 @@ fn persistent_tensors_survive_steps_and_are_freed_at_the_end() {
     assert_eq!(trace.check(), Ok(()));
 
     let count = |config: TrainConfig| {
-        resnet50_trace(&Schedule::fixed(8, 2), &config)
+        resnet50_trace(&Schedule::fixed(8, 2).unwrap(), &config)
             .meta
             .persistent
             .len()
@@ -435,152 +387,6 @@ fn persistent_tensors_survive_steps_and_are_freed_at_the_end() {
         320 + 161 + 161 + 2,
         "GradScaler scale and growth tracker"
     );
-}
-
-#[test]
-fn malformed_json_lines_are_typed_errors_with_line_numbers() {
-    const HEADER: &str = r#"{"model":"m","dtype":"fp32","optimizer":"adam","grads":"keep","batches":[8],"persistent":[]}"#;
-    const OP: &str = r#"{"step":0,"op":"alloc","id":1,"bytes":8,"stream":0}"#;
-    let parse = |body: &str| Trace::from_json_lines(format!("{HEADER}\n{OP}\n{body}\n").as_bytes());
-    let syntax = |body: &str| match parse(body) {
-        Err(TraceError::Syntax {
-            line: 3, column, ..
-        }) => column,
-        other => panic!("{body}: {other:?}"),
-    };
-    assert_eq!(
-        syntax(r#"{"step":0,"op":"free","id":1,"bytes":8,"stream":0"#),
-        50
-    );
-    assert_eq!(
-        syntax(r#"{"step":-1,"op":"free","id":1,"bytes":8,"stream":0}"#),
-        9
-    );
-    assert_eq!(
-        syntax(r#"{"step":0.5,"op":"free","id":1,"bytes":8,"stream":0}"#),
-        10
-    );
-    assert_eq!(
-        syntax(r#"{"step":01,"op":"free","id":1,"bytes":8,"stream":0}"#),
-        9
-    );
-    assert_eq!(
-        syntax(r#"{"step":0,"op":"free","id":99999999999999999999,"bytes":8,"stream":0}"#),
-        28
-    );
-    assert_eq!(
-        syntax(r#"{"step":0,"op":"free","id":1,"bytes":8,"stream":0} x"#),
-        52
-    );
-    assert_eq!(syntax(r#"{"step":0,"op":{"a":1}}"#), 16);
-    assert_eq!(syntax(r#"{"step":0,"op":"fr\qee"}"#), 20);
-    assert_eq!(syntax(r#"{step:0}"#), 2);
-    assert_eq!(syntax("[1]"), 1);
-
-    let err = |body: &str| parse(body).unwrap_err();
-    assert!(matches!(
-        err(r#"{"step":0,"op":"free","id":1,"bytes":8}"#),
-        TraceError::MissingField {
-            line: 3,
-            field: "stream"
-        }
-    ));
-    assert!(matches!(
-        err(r#"{"step":0,"op":"free","id":1,"bytes":8,"stream":0,"tag":1}"#),
-        TraceError::UnknownField { line: 3, ref field } if field == "tag"
-    ));
-    assert!(matches!(
-        err(r#"{"step":0,"op":"free","id":1,"id":2,"bytes":8,"stream":0}"#),
-        TraceError::DuplicateField { line: 3, ref field } if field == "id"
-    ));
-    assert!(matches!(
-        err(r#"{"step":"0","op":"free","id":1,"bytes":8,"stream":0}"#),
-        TraceError::WrongType {
-            line: 3,
-            field: "step",
-            ..
-        }
-    ));
-    assert!(matches!(
-        err(r#"{"step":0,"op":"free","id":1,"bytes":8,"stream":4294967296}"#),
-        TraceError::OutOfRange {
-            line: 3,
-            field: "stream",
-            value: 4_294_967_296
-        }
-    ));
-    assert!(matches!(
-        err(r#"{"step":0,"op":"realloc","id":1,"bytes":8,"stream":0}"#),
-        TraceError::UnknownValue { line: 3, field: "op", ref value } if value == "realloc"
-    ));
-
-    // Header problems.
-    let header_err = |text: &str| Trace::from_json_lines(text.as_bytes()).unwrap_err();
-    assert!(matches!(
-        header_err(""),
-        TraceError::MissingHeader { line: 1 }
-    ));
-    assert!(matches!(
-        header_err(&format!("\n{OP}\n")),
-        TraceError::MissingHeader { line: 2 }
-    ));
-    let fp64 = HEADER.replace("fp32", "fp64");
-    assert!(matches!(
-        header_err(&fp64),
-        TraceError::UnknownValue {
-            line: 1,
-            field: "dtype",
-            ..
-        }
-    ));
-    let big = HEADER.replace("[8]", "[8,4294967296]");
-    assert!(matches!(
-        header_err(&big),
-        TraceError::OutOfRange {
-            line: 1,
-            field: "batches",
-            ..
-        }
-    ));
-    let bad_list = HEADER.replace("[8]", "[8,]");
-    assert!(matches!(
-        header_err(&bad_list),
-        TraceError::Syntax {
-            line: 1,
-            column: 76,
-            ..
-        }
-    ));
-    let invalid_utf8 = [HEADER.as_bytes(), b"\n{\"op\":\"\xff\"}\n"].concat();
-    let e = Trace::from_json_lines(&invalid_utf8[..]).unwrap_err();
-    assert!(matches!(
-        e,
-        TraceError::Syntax {
-            line: 2,
-            column: 1,
-            ..
-        }
-    ));
-    assert_eq!(e.line(), 2);
-    assert_eq!(e.to_string(), "line 2, column 1: expected UTF-8 text");
-
-    // No input makes the parser panic: every truncation and random byte
-    // corruptions of a real trace give a trace or an error.
-    let mut text = Vec::new();
-    resnet50_trace(&Schedule::fixed(2, 1), &TrainConfig::default())
-        .to_json_lines(&mut text)
-        .unwrap();
-    let text = &text[..4000];
-    for end in 0..text.len() {
-        let _ = Trace::from_json_lines(&text[..end]);
-    }
-    let mut rng = SplitMix64::new(5);
-    for _ in 0..2000 {
-        let mut corrupt = text.to_vec();
-        let at = rng.next_u64() as usize % corrupt.len();
-        corrupt[at] = rng.next_u64() as u8;
-        let _ = Trace::from_json_lines(&corrupt[..]);
-    }
 }
 
 #[test]
@@ -606,7 +412,11 @@ fn max_batch_by_live_bytes_is_the_largest_batch_that_fits() {
 fn generating_20_steps_at_batch_96_takes_well_under_a_second() {
     let model = resnet50();
     let start = Instant::now();
-    let trace = generate(&model, &Schedule::fixed(96, 20), &TrainConfig::default());
+    let trace = generate(
+        &model,
+        &Schedule::fixed(96, 20).unwrap(),
+        &TrainConfig::default(),
+    );
     let elapsed = start.elapsed();
     assert!(elapsed < Duration::from_millis(250), "{elapsed:?}");
     // 1524 ops a step: in step 0 the 161 kept gradients are not freed but
