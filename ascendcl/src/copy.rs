@@ -21,8 +21,8 @@ use crate::call::check;
 use crate::error::Result;
 use crate::event::Marker;
 use crate::memory::{
-    DeviceCopy, DeviceSlice, DeviceSliceMut, HostBuffer, Tracked, same_device as slice_same_device,
-    same_len, sealed::Sealed,
+    DeviceCopy, DeviceSlice, DeviceSliceMut, HostBuffer, RawParts, Tracked,
+    same_device as slice_same_device, same_len, sealed::Sealed,
 };
 use crate::pending::Pending;
 use crate::stream::Stream;
@@ -39,25 +39,13 @@ impl Stream {
         T: DeviceCopy,
         D: DeviceSliceMut<T> + ?Sized,
     {
-        let (s, d) = (src.raw_parts(), dst.raw_parts());
-        same_len("copy_host_to_device", s.len, d.len)?;
-        slice_same_device("copy_host_to_device", &d, self.context())?;
-        let (to, from, bytes) = (d.ptr, s.ptr.cast_const(), d.len * size_of::<T>());
-        self.enqueue(Some(s.tracker), dst, |lib, stream| {
-            // SAFETY: `from` is pinned host memory and `to` device memory, both
-            // `bytes` long and kept alive and unaliased by the returned Pending
-            // (and by the trackers until the marker completes).
-            check(lib, "aclrtMemcpyAsync", unsafe {
-                lib.aclrtMemcpyAsync(
-                    to,
-                    bytes,
-                    from,
-                    bytes,
-                    aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
-                    stream,
-                )
-            })
-        })
+        slice_same_device("copy_host_to_device", &dst.raw_parts(), self.context())?;
+        self.memcpy_async::<T, D>(
+            "copy_host_to_device",
+            src.raw_parts(),
+            dst,
+            aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
+        )
     }
 
     /// Queues a copy of device memory into pinned host memory.
@@ -70,23 +58,14 @@ impl Stream {
         T: DeviceCopy,
         S: DeviceSlice<T> + ?Sized,
     {
-        let (s, d) = (src.raw_parts(), dst.raw_parts());
-        same_len("copy_device_to_host", s.len, d.len)?;
+        let s = src.raw_parts();
         slice_same_device("copy_device_to_host", &s, self.context())?;
-        let (to, from, bytes) = (d.ptr, s.ptr.cast_const(), d.len * size_of::<T>());
-        self.enqueue(Some(s.tracker), dst, |lib, stream| {
-            // SAFETY: as in copy_host_to_device, in the other direction.
-            check(lib, "aclrtMemcpyAsync", unsafe {
-                lib.aclrtMemcpyAsync(
-                    to,
-                    bytes,
-                    from,
-                    bytes,
-                    aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST,
-                    stream,
-                )
-            })
-        })
+        self.memcpy_async::<T, _>(
+            "copy_device_to_host",
+            s,
+            dst,
+            aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST,
+        )
     }
 
     /// Queues a copy between two device ranges of this stream's device.
@@ -100,23 +79,37 @@ impl Stream {
         S: DeviceSlice<T> + ?Sized,
         D: DeviceSliceMut<T> + ?Sized,
     {
-        let (s, d) = (src.raw_parts(), dst.raw_parts());
-        same_len("copy_device_to_device", s.len, d.len)?;
+        let s = src.raw_parts();
         slice_same_device("copy_device_to_device", &s, self.context())?;
-        slice_same_device("copy_device_to_device", &d, self.context())?;
-        let (to, from, bytes) = (d.ptr, s.ptr.cast_const(), d.len * size_of::<T>());
-        self.enqueue(Some(s.tracker), dst, |lib, stream| {
-            // SAFETY: two live device ranges of `bytes` bytes; `&mut dst`
-            // excludes overlap with `src`.
+        slice_same_device("copy_device_to_device", &dst.raw_parts(), self.context())?;
+        self.memcpy_async::<T, D>(
+            "copy_device_to_device",
+            s,
+            dst,
+            aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE,
+        )
+    }
+
+    /// The common part of the three copies: equal lengths, then
+    /// `aclrtMemcpyAsync` through [`Stream::enqueue`].
+    fn memcpy_async<'a, T, D: Tracked + ?Sized>(
+        &'a self,
+        what: &str,
+        src: RawParts<'a>,
+        dst: &'a mut D,
+        kind: aclrtMemcpyKind,
+    ) -> Result<Pending<'a, D>> {
+        let d = dst.raw_parts();
+        same_len(what, src.len, d.len)?;
+        let (to, from, bytes) = (d.ptr, src.ptr.cast_const(), d.len * size_of::<T>());
+        self.enqueue(Some(src.tracker), dst, |lib, stream| {
+            // SAFETY: `from` and `to` are live memory of `bytes` bytes (pinned
+            // host memory or device memory, as `kind` says), kept alive and
+            // unaliased by the returned Pending and by the trackers until the
+            // marker recorded after the copy completes; `&mut dst` excludes
+            // overlap with the source.
             check(lib, "aclrtMemcpyAsync", unsafe {
-                lib.aclrtMemcpyAsync(
-                    to,
-                    bytes,
-                    from,
-                    bytes,
-                    aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE,
-                    stream,
-                )
+                lib.aclrtMemcpyAsync(to, bytes, from, bytes, kind, stream)
             })
         })
     }
