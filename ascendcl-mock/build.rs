@@ -77,6 +77,8 @@ fn main() {
             .filter(|p| p.extension().is_some_and(|e| e == "c"))
             .collect();
     shim_sources.sort();
+    // Shared with the mock: the shim writes the same JSON text.
+    shim_sources.push(manifest_dir.join("csrc").join("json_quote.c"));
     let recorder = out_dir.join("libascendcl_record.so");
     let mut shim = compiler.to_command();
     common_flags(&mut shim, &includes)

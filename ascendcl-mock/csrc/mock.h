@@ -405,7 +405,7 @@ void jo_f64(mock_call *c, const char *key, double v);
 void journal_reset_locked(void);
 /* Writes s as a JSON string (quoted, escaped) into out; truncates at cap and
  * always leaves valid JSON. Returns the length written. */
-size_t json_quote(const char *s, char *out, size_t cap);
+#include "json_quote.h"
 
 /* -------------------------------------------------------------- replay */
 /* Replay of a recorded trace (replay.c). The hooks are no-ops when no trace

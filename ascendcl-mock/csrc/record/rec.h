@@ -112,7 +112,7 @@ void ro_new_mem(rec_call *c, const char *key, const void *p, uint64_t size, int 
 void rec_mem_freed(rec_call *c, const void *p, int kind);
 
 /* JSON string of s (quoted) into out; keeps the JSON valid when truncated. */
-size_t rec_quote(const char *s, char *out, size_t cap);
+#include "json_quote.h"
 
 /* --------------------------------------------------- the wrappers' pattern */
 

@@ -259,8 +259,8 @@ static bool open_trace_locked(bool truncate)
     char target[4096], qtarget[8300], program[256], qprogram[600];
     target_name(target, sizeof(target));
     program_name(program, sizeof(program));
-    rec_quote(target, qtarget, sizeof(qtarget));
-    rec_quote(program, qprogram, sizeof(qprogram));
+    json_quote(target, qtarget, sizeof(qtarget));
+    json_quote(program, qprogram, sizeof(qprogram));
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     char header[9200];
@@ -344,7 +344,7 @@ void rec_returned(rec_call *c, aclError rc)
         const char *text = get ? get() : NULL;
         if (text && *text) {
             add_pending(text);
-            rec_quote(text, c->msg, sizeof(c->msg));
+            json_quote(text, c->msg, sizeof(c->msg));
         }
     }
     t_base = c->saved_base;
@@ -383,7 +383,7 @@ aclError rec_missing(rec_call *c)
     }
     add_pending(text);
     if (c->on) {
-        rec_quote(text, c->msg, sizeof(c->msg));
+        json_quote(text, c->msg, sizeof(c->msg));
     }
     return ACL_ERROR_API_NOT_SUPPORT;
 }

@@ -189,43 +189,6 @@ static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
     *n += (size_t)w;
 }
 
-size_t rec_quote(const char *s, char *out, size_t cap)
-{
-    if (cap < 8) {
-        out[0] = '\0';
-        return 0;
-    }
-    if (!s) {
-        snprintf(out, cap, "null");
-        return 4;
-    }
-    size_t k = 0;
-    out[k++] = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        char esc[8];
-        size_t n = 0;
-        if (*p == '"' || *p == '\\') {
-            esc[n++] = '\\';
-            esc[n++] = (char)*p;
-        } else if (*p == '\n') {
-            esc[n++] = '\\';
-            esc[n++] = 'n';
-        } else if (*p < 0x20) {
-            n = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", *p);
-        } else {
-            esc[n++] = (char)*p;
-        }
-        if (k + n + 2 > cap) {
-            break;
-        }
-        memcpy(out + k, esc, n);
-        k += n;
-    }
-    out[k++] = '"';
-    out[k] = '\0';
-    return k;
-}
-
 #define ARGS c->args, sizeof(c->args), &c->an
 #define OUTS c->out, sizeof(c->out), &c->on_len
 static void put_key(char *buf, size_t cap, size_t *n, const char *key)
@@ -261,7 +224,7 @@ void ra_str(rec_call *c, const char *key, const char *s)
 {
     if (c->on) {
         char q[600];
-        rec_quote(s, q, sizeof(q));
+        json_quote(s, q, sizeof(q));
         put_key(ARGS, key);
         put(ARGS, "%s", q);
     }
@@ -336,7 +299,7 @@ void ro_str(rec_call *c, const char *key, const char *s)
 {
     if (c->on) {
         char q[1100];
-        rec_quote(s, q, sizeof(q));
+        json_quote(s, q, sizeof(q));
         put_key(OUTS, key);
         put(OUTS, "%s", q);
     }
