@@ -1,32 +1,22 @@
 //! Asynchronous copies and fills, queued on a stream.
 //!
 //! Each returns a [`Pending`] that borrows the buffers until the operation
-//! has finished. The steps of queuing are always the same:
-//!
-//! 1. take a marker event from the context's pool (failing here queues nothing);
-//! 2. order the operation after uses of the buffers on other streams;
-//! 3. queue the operation;
-//! 4. record the marker after it and store it in both buffers' trackers.
-//!
-//! If recording the marker fails after the operation was queued, the stream
-//! is synchronized before the error is returned, so nothing is left running
-//! untracked (and if even that fails, the buffers demand a device-wide
-//! synchronize before any further use).
-
-use std::sync::Arc;
+//! has finished, and is queued through the tracker's one critical section
+//! (`tracker::enqueue`: order after conflicting uses, queue, record the
+//! marker), so the buffers remember the operation whatever happens to the
+//! guard.
 
 use ascendcl_sys::{aclrtMemcpyKind, aclrtStream};
 
 use crate::call::check;
 use crate::error::Result;
-use crate::event::Marker;
 use crate::memory::{
     DeviceCopy, DeviceSlice, DeviceSliceMut, HostBuffer, RawParts, Tracked,
     same_device as slice_same_device, same_len, sealed::Sealed,
 };
 use crate::pending::Pending;
 use crate::stream::Stream;
-use crate::tracker::UseTracker;
+use crate::tracker::{self, Access, UseTracker};
 
 impl Stream {
     /// Queues a copy of pinned host memory into device memory.
@@ -131,35 +121,25 @@ impl Stream {
         })
     }
 
-    /// The four steps of the module docs.
+    /// Queues through [`tracker::enqueue`]: the source is read, the
+    /// destination written.
     fn enqueue<'a, D: Tracked + ?Sized>(
         &'a self,
         source: Option<&'a UseTracker>,
         dst: &'a mut D,
-        queue: impl FnOnce(&ascendcl_sys::Library, aclrtStream) -> Result<()>,
+        queue: impl FnOnce(&'static ascendcl_sys::Library, aclrtStream) -> Result<()>,
     ) -> Result<Pending<'a, D>> {
         let raw = self.bound()?;
-        let mut marker = Marker::take(self.context())?;
         let dst_tracker = dst.raw_parts().tracker;
-        if let Some(source) = source {
-            source.order_before(self, raw)?;
-        }
-        dst_tracker.order_before(self, raw)?;
-        queue(self.context().lib(), raw)?;
-        if let Err(error) = marker.record(self, raw) {
-            if self.synchronize().is_err() {
-                source
-                    .into_iter()
-                    .chain([dst_tracker])
-                    .for_each(UseTracker::set_unknown_use);
-            }
-            return Err(error);
-        }
-        let marker = Arc::new(marker);
-        if let Some(source) = source {
-            source.set_last_use(&marker);
-        }
-        dst_tracker.set_last_use(&marker);
+        let marker = match source {
+            Some(src) => tracker::enqueue(
+                self,
+                raw,
+                &[(src, Access::Read), (dst_tracker, Access::Write)],
+                queue,
+            )?,
+            None => tracker::enqueue(self, raw, &[(dst_tracker, Access::Write)], queue)?,
+        };
         Ok(Pending::new(self, marker, source, dst))
     }
 }

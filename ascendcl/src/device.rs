@@ -132,8 +132,23 @@ impl Device {
         memory_info(&self.default)
     }
 
-    /// Waits until all work on the device is done.
+    fn refuse_inside_callback(&self) -> Result<()> {
+        match crate::callback::running() {
+            Some(running) if running.device == self.id() => {
+                Err(crate::Error::WouldDeadlock(format!(
+                    "a host callback synchronized device {}, whose stream running the \
+                     callback cannot finish until it returns",
+                    running.device
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Waits until all work on the device is done. From a host callback
+    /// running on this device it fails with [`Error::WouldDeadlock`](crate::Error::WouldDeadlock).
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_inside_callback()?;
         deferred::check_parked()?;
         self.default.bind()?;
         let lib = self.default.lib();
@@ -147,6 +162,7 @@ impl Device {
     /// which [`Error::is_timeout`] holds.
     pub fn synchronize_timeout(&self, timeout: std::time::Duration) -> Result<()> {
         let ms = crate::stream::timeout_ms(timeout)?;
+        self.refuse_inside_callback()?;
         deferred::check_parked()?;
         self.default.bind()?;
         let lib = self.default.lib();

@@ -136,14 +136,28 @@ impl Event {
         &self.inner.ctx
     }
 
-    /// Records the event at the current end of `stream`.
+    /// Records the event at the current end of `stream`, which must be on
+    /// the event's device (checked before the FFI call; CANN refuses it).
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        self.check_same_device("record", stream)?;
         let raw_stream = stream.bound()?;
         let lib = self.inner.ctx.lib();
         // SAFETY: a live event and a live stream of the current context.
         check(lib, "aclrtRecordEvent", unsafe {
             lib.aclrtRecordEvent(self.inner.raw, raw_stream)
         })
+    }
+
+    /// Refuses a stream of another device.
+    pub(crate) fn check_same_device(&self, what: &str, stream: &Stream) -> Result<()> {
+        let (event, stream) = (self.inner.ctx.device_id(), stream.context().device_id());
+        if event == stream {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "cannot {what} an event of device {event} on a stream of device {stream}: an event \
+             orders work of its own device only; synchronize the event on the host instead"
+        )))
     }
 
     /// Waits until the latest recording has completed.
@@ -255,6 +269,11 @@ impl Marker {
 
     pub(crate) fn raw(&self) -> aclrtEvent {
         self.raw
+    }
+
+    /// The context the marker (and the stream it was recorded on) belongs to.
+    pub(crate) fn context(&self) -> &Context {
+        &self.ctx
     }
 
     /// Waits for the marked work.

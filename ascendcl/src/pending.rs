@@ -31,9 +31,12 @@ use crate::tracker::UseTracker;
 #[must_use = "dropping a Pending waits for the operation at once; keep it and call .wait() to overlap work and see errors"]
 pub struct Pending<'a, D: Tracked + ?Sized> {
     stream: &'a Stream,
-    /// Weak: the buffers' trackers own the marker. A completed-and-cleared
-    /// marker is gone, and a leaked `Pending` (`mem::forget`) leaks nothing
-    /// that keeps a context alive.
+    /// Weak: the buffers' trackers own the marker, so a leaked `Pending`
+    /// (`mem::forget`) leaks nothing that keeps a context alive. A marker
+    /// that is gone was either waited for or covered by a later use of the
+    /// buffers (possibly on another stream, possibly not yet finished), so
+    /// then the stream itself is waited for: it is past the operation only
+    /// once everything queued on it before now has finished.
     marker: Option<Weak<Marker>>,
     source: Option<&'a UseTracker>,
     destination: &'a mut D,
@@ -68,11 +71,17 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
         self.stream
     }
 
-    /// Whether the operation has finished, without waiting.
+    /// Whether the operation has finished, without waiting. Once the
+    /// buffers have been used again it can only ask whether the whole stream
+    /// is idle, so it may say `false` for a finished operation followed by
+    /// unfinished work on the same stream; it never says `true` too early.
     pub fn is_complete(&self) -> Result<bool> {
-        match self.marker.as_ref().and_then(Weak::upgrade) {
+        let Some(weak) = &self.marker else {
+            return Ok(true);
+        };
+        match weak.upgrade() {
             Some(marker) => marker.is_complete(),
-            None => Ok(true),
+            None => self.stream.query(),
         }
     }
 
@@ -83,17 +92,20 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        // No marker left: every buffer's tracker has moved past it, which
-        // happens only once it (or later work on the same stream) completed.
-        let Some(marker) = self.marker.take().and_then(|m| m.upgrade()) else {
+        let Some(weak) = self.marker.take() else {
             return Ok(());
         };
+        let Some(marker) = weak.upgrade() else {
+            // Covered by a later use: wait for the stream to pass it.
+            return self.stream.synchronize_queued();
+        };
         // On failure the buffers keep the marker: later accesses wait again.
+        crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
         marker.synchronize()?;
         if let Some(source) = self.source {
-            source.clear_if(&marker);
+            source.finished(&marker);
         }
-        self.destination.raw_parts().tracker.clear_if(&marker);
+        self.destination.raw_parts().tracker.finished(&marker);
         Ok(())
     }
 }

@@ -83,7 +83,7 @@ pub(crate) struct StreamInner {
     pub(crate) id: u64,
     owned: bool,
     /// Panics caught in host callbacks, reported by the next synchronize.
-    pub(crate) callback_panics: crate::callback::PanicSlot,
+    pub(crate) callback_panics: Arc<crate::callback::PanicSlot>,
 }
 
 // SAFETY: stream handles are identifiers ACL accepts from any thread; the
@@ -199,8 +199,22 @@ impl Stream {
         }
     }
 
-    /// Waits until all work queued on the stream is done.
+    /// Refuses a wait for this stream from one of its own host callbacks.
+    fn refuse_inside_own_callback(&self) -> Result<()> {
+        if crate::callback::is_running_on(self.inner.id) {
+            return Err(Error::WouldDeadlock(
+                "a host callback synchronized its own stream, which cannot finish until the \
+                 callback returns"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Waits until all work queued on the stream is done. From a host
+    /// callback of this stream it fails with [`Error::WouldDeadlock`].
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_inside_own_callback()?;
         deferred::check_parked()?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
@@ -211,11 +225,24 @@ impl Stream {
         self.take_callback_panic()
     }
 
+    /// Waits for the stream's queued work without reporting parked errors or
+    /// callback panics (those stay for the next `synchronize`).
+    pub(crate) fn synchronize_queued(&self) -> Result<()> {
+        self.refuse_inside_own_callback()?;
+        let raw = self.bound()?;
+        let lib = self.inner.ctx.lib();
+        // SAFETY: a live stream of the current context.
+        check(lib, "aclrtSynchronizeStream", unsafe {
+            lib.aclrtSynchronizeStream(raw)
+        })
+    }
+
     /// As [`Stream::synchronize`], giving up after `timeout`: the error then
     /// satisfies [`Error::is_timeout`] (`ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`).
     /// A zero timeout is an invalid argument; use [`Stream::query`] to poll.
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
         let ms = timeout_ms(timeout)?;
+        self.refuse_inside_own_callback()?;
         deferred::check_parked()?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
@@ -243,7 +270,12 @@ impl Stream {
     /// unless it was made with [`Event::new`].
     ///
     /// [`EventFlags::SYNC`]: crate::EventFlags::SYNC
+    ///
+    /// The event must be of this stream's device (checked before the FFI
+    /// call, as CANN refuses it); to wait for another device's work, use
+    /// [`Event::synchronize`] on the host.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        event.check_same_device("wait for", self)?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
         // SAFETY: a live stream and a live event.

@@ -50,9 +50,7 @@ impl<T: DeviceCopy> Block<T> {
         stream: u64,
     ) -> Self {
         let tracker = UseTracker::default();
-        if let Some(marker) = &granted.inherited {
-            tracker.set_last_use(marker);
-        }
+        tracker.inherit(granted.inherited);
         Block {
             owner,
             pool: granted.pool,
@@ -69,20 +67,15 @@ impl<T: DeviceCopy> Block<T> {
 
 impl<T: DeviceCopy> Drop for Block<T> {
     fn drop(&mut self) {
-        let last_use = self.tracker.take_last_use();
+        // Settled before taking the allocator's lock: unmarked work needs a
+        // device-wide wait, which must not block other threads' allocations.
+        let last_use = crate::tracker::settle_unmarked(self.tracker.take_all());
         let mut state = self
             .owner
             .state
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        state.release(
-            &self.owner.ctx,
-            self.pool,
-            self.index,
-            self.requested,
-            self.stream,
-            last_use,
-        );
+        state.release(self.pool, self.index, self.requested, self.stream, last_use);
     }
 }
 

@@ -177,9 +177,22 @@ impl CachingAllocator {
                 self.inner.ctx.device_id()
             )));
         }
-        let granted = self
-            .lock()
-            .allocate(&self.inner.ctx, bytes, stream.inner.id)?;
+        let (ctx, id) = (&self.inner.ctx, stream.inner.id);
+        let first = self.lock().allocate(ctx, bytes, id, false)?;
+        let granted = match first {
+            Some(granted) => granted,
+            None => {
+                self.wait_pending();
+                match self.lock().allocate(ctx, bytes, id, true)? {
+                    Some(granted) => granted,
+                    None => {
+                        return Err(Error::InvalidState(
+                            "the allocator asked to wait for pending blocks twice".into(),
+                        ));
+                    }
+                }
+            }
+        };
         Ok(Block::new(
             self.inner.clone(),
             granted,
@@ -193,7 +206,22 @@ impl CachingAllocator {
     /// device: empty segments are freed, free pages are unmapped and their
     /// physical memory freed.
     pub fn empty_cache(&self) -> Result<()> {
+        self.wait_pending();
         self.lock().empty_cache(&self.inner.ctx)
+    }
+
+    /// Waits for the pending blocks' work without holding the state lock
+    /// (errors parked; a block whose wait fails stays pending). From a host
+    /// callback, work queued after it on its own stream is not waited for.
+    fn wait_pending(&self) {
+        let markers = self.lock().pending_markers();
+        for marker in markers {
+            let waited = crate::callback::refuse_wait_on_own_stream(marker.stream_id, || {
+                marker.is_complete()
+            })
+            .and_then(|()| marker.synchronize());
+            crate::deferred::park_result("waiting for a cached block", waited);
+        }
     }
 
     /// A snapshot of the statistics.

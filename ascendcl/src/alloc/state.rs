@@ -8,11 +8,11 @@ use crate::alloc::expandable::Segment;
 use crate::alloc::pool::Pool;
 use crate::alloc::stats::{OutOfMemory, Statistics};
 use crate::alloc::{AllocatorConfig, Backend, MIN_BLOCK, SMALL_LIMIT};
-use crate::call::check;
 use crate::context::Context;
 use crate::deferred;
 use crate::error::{Error, Result};
 use crate::event::Marker;
+use crate::tracker::Use;
 
 /// The small pool's page.
 const SMALL_PAGE: usize = 2 << 20;
@@ -26,8 +26,8 @@ pub(crate) struct Granted {
     pub(crate) index: u32,
     pub(crate) addr: usize,
     pub(crate) size: usize,
-    /// The last use of a pending block reused in stream order.
-    pub(crate) inherited: Option<Arc<Marker>>,
+    /// The queued uses of a pending block reused in stream order.
+    pub(crate) inherited: Vec<Use>,
 }
 
 enum Backing {
@@ -47,7 +47,16 @@ struct PendingBlock {
     index: u32,
     stream: u64,
     size: usize,
-    marker: Arc<Marker>,
+    /// Work that may still use the block (all of it must finish).
+    markers: Vec<Arc<Marker>>,
+}
+
+impl PendingBlock {
+    fn is_complete(&self) -> bool {
+        self.markers
+            .iter()
+            .all(|m| m.is_complete().unwrap_or(false))
+    }
 }
 
 pub(crate) struct State {
@@ -113,9 +122,17 @@ impl State {
     }
 
     /// Allocates `bytes` for `stream`. When memory runs out (the device
-    /// answers 207001, or an expandable range has no room), waits for pending
-    /// blocks, releases the cache and retries once.
-    pub(crate) fn allocate(&mut self, ctx: &Context, bytes: usize, stream: u64) -> Result<Granted> {
+    /// answers 207001, or an expandable range has no room): without
+    /// `pending_waited`, returns `Ok(None)` so that the caller waits for the
+    /// pending blocks' work without holding the lock ([`State::pending_markers`])
+    /// and calls again; with it, releases the cache and retries once.
+    pub(crate) fn allocate(
+        &mut self,
+        ctx: &Context,
+        bytes: usize,
+        stream: u64,
+        pending_waited: bool,
+    ) -> Result<Option<Granted>> {
         let size = bytes.max(MIN_BLOCK).div_ceil(MIN_BLOCK) * MIN_BLOCK;
         let pool = usize::from(size > SMALL_LIMIT);
         let granted = match self.take_recent(pool, size) {
@@ -125,6 +142,14 @@ impl State {
                 self.try_allocate(ctx, pool, size, stream)
             }
         };
+        let exhausted = match &granted {
+            Ok(None) => true,
+            Err(error) => is_device_oom(error),
+            Ok(Some(_)) => false,
+        };
+        if exhausted && !pending_waited && !self.pending.is_empty() {
+            return Ok(None);
+        }
         let granted = match granted {
             Ok(Some(granted)) => granted,
             Ok(None) => self.retry_after_releasing(ctx, pool, size, bytes, stream)?,
@@ -136,10 +161,10 @@ impl State {
         self.stats.allocations += 1;
         self.stats.requested.add(bytes);
         self.stats.allocated.add(granted.size);
-        if granted.inherited.is_none() {
+        if granted.inherited.is_empty() {
             self.stats.active.add(granted.size);
         }
-        Ok(granted)
+        Ok(Some(granted))
     }
 
     fn retry_after_releasing(
@@ -221,7 +246,7 @@ impl State {
             index,
             addr: block.addr,
             size: block.size,
-            inherited: None,
+            inherited: Vec::new(),
         }
     }
 
@@ -272,7 +297,7 @@ impl State {
         let block = self.pending.swap_remove(position);
         self.pools[p].pool.take_pending(block.index);
         let mut granted = self.granted(p, block.index);
-        granted.inherited = Some(block.marker);
+        granted.inherited = block.markers.into_iter().map(Use::Marked).collect();
         Some(granted)
     }
 
@@ -281,7 +306,7 @@ impl State {
         let before = self.pending.len();
         let mut still = Vec::with_capacity(before);
         for block in std::mem::take(&mut self.pending) {
-            if block.marker.is_complete().unwrap_or(false) {
+            if block.is_complete() {
                 self.complete(block);
             } else {
                 still.push(block);
@@ -296,10 +321,21 @@ impl State {
         self.stats.active.sub(block.size);
     }
 
-    /// Waits for every pending block's work (errors parked; such blocks stay pending).
+    /// The markers of every pending block, for waiting without the lock
+    /// (a host callback may need the lock to free a block while the stream
+    /// it blocks is what the wait waits for).
+    pub(crate) fn pending_markers(&self) -> Vec<Arc<Marker>> {
+        self.pending
+            .iter()
+            .flat_map(|b| b.markers.iter().cloned())
+            .collect()
+    }
+
+    /// Waits for every pending block's work (errors parked; such blocks stay
+    /// pending). Only for `release_everything`, which owns the state.
     fn wait_pending(&mut self) {
         for block in std::mem::take(&mut self.pending) {
-            match block.marker.synchronize() {
+            match block.markers.iter().try_for_each(|m| m.synchronize()) {
                 Ok(()) => self.complete(block),
                 Err(error) => {
                     deferred::park("waiting for a cached block", error);
@@ -312,51 +348,41 @@ impl State {
     /// Takes back a block. `last_use` is its tracker's last queued use.
     pub(crate) fn release(
         &mut self,
-        ctx: &Context,
         granted_pool: usize,
         index: u32,
         requested: usize,
         stream: u64,
-        last_use: std::result::Result<Option<Arc<Marker>>, ()>,
+        last_use: Result<Vec<Arc<Marker>>>,
     ) {
         let size = self.pools[granted_pool].pool.block(index).size;
         self.stats.frees += 1;
         self.stats.requested.sub(requested);
         self.stats.allocated.sub(size);
-        let marker = match last_use {
-            Ok(marker) => marker,
-            Err(()) => {
-                // The last use is unknown: only a device-wide wait is safe.
-                let synced = ctx.bind().and_then(|()| {
-                    let lib = ctx.lib();
-                    // SAFETY: no arguments; the context is current.
-                    check(lib, "aclrtSynchronizeDevice", unsafe {
-                        lib.aclrtSynchronizeDevice()
-                    })
-                });
-                if let Err(error) = synced {
-                    // Never reuse memory that may still be in use: keep it allocated.
-                    deferred::park(
-                        "a block (kept out of the cache: its queued work is unknown)",
-                        error,
-                    );
-                    return;
-                }
-                None
+        // Unmarked work needs a device-wide wait; if that fails (or would
+        // deadlock in a host callback), never reuse the memory: keep it out.
+        let markers = match last_use {
+            Ok(markers) => markers,
+            Err(error) => {
+                deferred::park(
+                    "a block (kept out of the cache: its queued work is unknown)",
+                    error,
+                );
+                return;
             }
         };
-        match marker {
-            Some(marker) if !marker.is_complete().unwrap_or(false) => {
+        let block = PendingBlock {
+            pool: granted_pool,
+            index,
+            stream,
+            size,
+            markers,
+        };
+        match block.is_complete() {
+            false => {
                 self.pools[granted_pool].pool.free_pending(index, stream);
-                self.pending.push(PendingBlock {
-                    pool: granted_pool,
-                    index,
-                    stream,
-                    size,
-                    marker,
-                });
+                self.pending.push(block);
             }
-            _ => {
+            true => {
                 self.recent.push((granted_pool, index, size));
                 if self.recent.len() > RECENT {
                     let (pool, oldest, _) = self.recent.remove(0);
@@ -391,9 +417,11 @@ impl State {
         self.release_cache(ctx)
     }
 
+    /// Never blocks: pending blocks whose work has not finished stay cached
+    /// (callers wait for [`State::pending_markers`] first, without the lock).
     fn release_cache(&mut self, ctx: &Context) -> Result<()> {
         self.flush_recent();
-        self.wait_pending();
+        self.collect_completed();
         for ps in &mut self.pools {
             match &mut ps.backing {
                 Backing::Segments(segments) => {

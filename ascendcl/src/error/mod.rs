@@ -132,6 +132,15 @@ pub enum Error {
         /// The error.
         source: Box<Error>,
     },
+    /// A wait that could never end was refused: a host callback waited for
+    /// its own stream (or device), which cannot pass the callback until it
+    /// returns. See [`Stream::launch_host_fn`](crate::Stream::launch_host_fn).
+    #[error("refused a wait that would deadlock: {0}")]
+    WouldDeadlock(String),
+    /// The physical memory is already mapped; one physical allocation may
+    /// have at most one live mapping (see [`VirtualRange::map`](crate::vmm::VirtualRange::map)).
+    #[error("physical memory already mapped: {0}")]
+    AlreadyMapped(String),
     /// The caching allocator ran out of memory even after releasing its
     /// cache and retrying; carries a snapshot of its statistics.
     #[error(transparent)]
@@ -148,7 +157,9 @@ impl Error {
         match self {
             Error::Acl(e) => e.category(),
             Error::InvalidArgument(_) => Category::InvalidArgument,
-            Error::InvalidState(_) => Category::InvalidArgument,
+            Error::InvalidState(_) | Error::WouldDeadlock(_) | Error::AlreadyMapped(_) => {
+                Category::InvalidArgument
+            }
             Error::Library(_) | Error::Symbol(_) => Category::LibraryMissing,
             Error::CallbackPanicked(_) => Category::Internal,
             Error::Deferred { source, .. } => source.category(),

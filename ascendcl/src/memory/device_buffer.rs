@@ -10,12 +10,11 @@ use crate::call::check;
 use crate::context::Context;
 use crate::deferred;
 use crate::error::{Error, Result};
-use crate::event::Marker;
 use crate::memory::{
     DeviceCopy, DeviceMemory, DeviceSlice, DeviceSliceMut, RawParts, bytes_for, sealed,
 };
 use crate::stream::Stream;
-use crate::tracker::UseTracker;
+use crate::tracker::{Access, UseTracker};
 
 /// The page policy of an allocation (`aclrtMemMallocPolicy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,7 +72,7 @@ struct Allocation {
 
 impl Allocation {
     fn release(&mut self) -> Result<()> {
-        self.tracker.wait_idle(&self.ctx)?;
+        self.tracker.wait(Access::Write)?;
         self.ctx.bind()?;
         let lib = self.ctx.lib();
         // SAFETY: memory we allocated, not yet freed, with no queued use left.
@@ -93,7 +92,7 @@ impl Drop for Allocation {
         // If even that fails, queued work may still use the memory: leaking
         // it is the only safe choice.
         let during = "a device buffer (leaked: its queued work could not be waited for)";
-        if !self.tracker.wait_idle_before_release(&self.ctx, during) {
+        if !self.tracker.wait_before_release(during) {
             return;
         }
         deferred::release("a device buffer", || self.release());
@@ -172,15 +171,19 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     /// Tells the buffer that work queued on `stream` by raw `ascendcl-sys`
-    /// calls uses it, so host access, other streams and the free wait for it.
+    /// calls uses it (as a write: the crate cannot know), so host access,
+    /// other streams and the free wait for it. Queue the raw work and call
+    /// this on the same thread with no other use of the buffer in between;
+    /// the raw work itself is not ordered after earlier uses on other
+    /// streams, so order it yourself (or call this first with a no-op).
     pub fn record_use(&self, stream: &Stream) -> Result<()> {
         let raw = stream.bound()?;
-        let mut marker = Marker::take(stream.context())?;
-        self.alloc.tracker.order_before(stream, raw)?;
-        marker.record(stream, raw)?;
-        self.alloc
-            .tracker
-            .set_last_use(&std::sync::Arc::new(marker));
+        crate::tracker::enqueue(
+            stream,
+            raw,
+            &[(&self.alloc.tracker, Access::Write)],
+            |_, _| Ok(()),
+        )?;
         Ok(())
     }
 
@@ -199,7 +202,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Gives up ownership after waiting for queued work; the caller must free
     /// the pointer with `aclrtFree`.
     pub fn into_raw_parts(mut self) -> Result<(NonNull<c_void>, usize)> {
-        self.alloc.tracker.wait_idle(&self.alloc.ctx)?;
+        self.alloc.tracker.wait(Access::Write)?;
         self.alloc.released = true;
         Ok((self.alloc.ptr, self.len))
     }

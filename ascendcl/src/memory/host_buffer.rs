@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::deferred;
 use crate::error::{Error, Result};
 use crate::memory::{DeviceCopy, RawParts, bytes_for, sealed};
-use crate::tracker::UseTracker;
+use crate::tracker::{Access, UseTracker};
 
 /// `len` elements of `T` in pinned host memory (`aclrtMallocHost`).
 ///
@@ -91,17 +91,18 @@ impl<T: DeviceCopy> HostBuffer<T> {
         Ok(buffer)
     }
 
-    /// Waits for queued copies using the buffer, then gives access; unlike
-    /// `Deref`, reports a failed wait.
+    /// Waits for queued copies writing the buffer, then gives access;
+    /// unlike `Deref`, reports a failed wait (and never panics).
     pub fn as_slice(&self) -> Result<&[T]> {
-        self.tracker.wait_idle(&self.ctx)?;
+        self.tracker.wait(Access::Read)?;
         // SAFETY: no queued work uses the memory; `len` initialised elements.
         Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
     }
 
-    /// Mutable counterpart of [`HostBuffer::as_slice`].
+    /// Mutable counterpart of [`HostBuffer::as_slice`]: waits for every
+    /// queued copy using the buffer.
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.tracker.wait_idle(&self.ctx)?;
+        self.tracker.wait(Access::Write)?;
         // SAFETY: no queued work uses the memory; `&mut self` is unique.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
     }
@@ -116,14 +117,20 @@ impl<T: DeviceCopy> HostBuffer<T> {
     }
 }
 
+/// # Panics
+/// If queued work writing the buffer cannot be waited for (the runtime
+/// failed the wait and a device-wide synchronize of every device involved),
+/// or from a host callback when that work is queued after the callback on
+/// its own stream: handing out the memory then could let the device write
+/// under a live `&[T]`. [`HostBuffer::as_slice`] returns the error instead.
 impl<T: DeviceCopy> Deref for HostBuffer<T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
         self.tracker
-            .wait_idle_infallible(&self.ctx, "host buffer access");
-        // SAFETY: queued work on the memory has finished (or the device has
-        // stopped); `len` initialised elements.
+            .wait_or_panic(Access::Read, "host buffer access");
+        // SAFETY: no queued write to the memory remains (waited above; only
+        // reads can be queued through `&self`); `len` initialised elements.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -131,8 +138,9 @@ impl<T: DeviceCopy> Deref for HostBuffer<T> {
 impl<T: DeviceCopy> DerefMut for HostBuffer<T> {
     fn deref_mut(&mut self) -> &mut [T] {
         self.tracker
-            .wait_idle_infallible(&self.ctx, "host buffer access");
-        // SAFETY: as in `deref`; `&mut self` is unique.
+            .wait_or_panic(Access::Write, "host buffer access");
+        // SAFETY: no queued use of the memory remains (waited above);
+        // `&mut self` is unique, so none can be queued meanwhile.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -142,7 +150,7 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
         // If even that fails, queued copies may still use the memory:
         // leaking it is the only safe choice.
         let during = "a host buffer (leaked: its queued work could not be waited for)";
-        if !self.tracker.wait_idle_before_release(&self.ctx, during) {
+        if !self.tracker.wait_before_release(during) {
             return;
         }
         deferred::release("a host buffer", || {

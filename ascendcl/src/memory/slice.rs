@@ -9,7 +9,7 @@ use crate::call::check;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::memory::{DeviceCopy, DeviceView, DeviceViewMut, resolve_range, same_len};
-use crate::tracker::UseTracker;
+use crate::tracker::{Access, UseTracker};
 
 /// The pieces of a device range the crate needs.
 #[derive(Debug)]
@@ -74,7 +74,7 @@ pub trait DeviceSlice<T: DeviceCopy>: DeviceMemory {
     fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         let src = self.raw_parts();
         same_len("copy_to_host", src.len, dst.len())?;
-        src.tracker.wait_idle(src.ctx)?;
+        src.tracker.wait(Access::Read)?;
         src.ctx.bind()?;
         let bytes = std::mem::size_of_val(dst);
         let lib = src.ctx.lib();
@@ -115,7 +115,7 @@ pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
     fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         let dst = self.raw_parts();
         same_len("copy_from_host", src.len(), dst.len)?;
-        dst.tracker.wait_idle(dst.ctx)?;
+        dst.tracker.wait(Access::Write)?;
         dst.ctx.bind()?;
         let bytes = std::mem::size_of_val(src);
         let lib = dst.ctx.lib();
@@ -138,8 +138,8 @@ pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
     fn copy_from_device<S: DeviceSlice<T> + ?Sized>(&mut self, src: &S) -> Result<()> {
         let (s, d) = (src.raw_parts(), self.raw_parts());
         same_len("copy_from_device", s.len, d.len)?;
-        s.tracker.wait_idle(s.ctx)?;
-        d.tracker.wait_idle(d.ctx)?;
+        s.tracker.wait(Access::Read)?;
+        d.tracker.wait(Access::Write)?;
         d.ctx.bind()?;
         let bytes = d.len * std::mem::size_of::<T>();
         let lib = d.ctx.lib();
@@ -160,7 +160,7 @@ pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
     /// Sets every byte to `value` synchronously (`aclrtMemset`).
     fn fill_bytes(&mut self, value: u8) -> Result<()> {
         let d = self.raw_parts();
-        d.tracker.wait_idle(d.ctx)?;
+        d.tracker.wait(Access::Write)?;
         d.ctx.bind()?;
         let bytes = d.len * std::mem::size_of::<T>();
         let lib = d.ctx.lib();

@@ -1,12 +1,13 @@
 //! `Mapping`: physical memory made addressable in a reserved range.
 
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use crate::call::check;
 use crate::error::Result;
 use crate::memory::{DeviceMemory, DeviceSlice, DeviceSliceMut, RawParts, sealed};
-use crate::tracker::UseTracker;
+use crate::tracker::{Access, UseTracker};
 use crate::vmm::physical::PhysicalInner;
 use crate::vmm::range::RangeInner;
 
@@ -19,7 +20,7 @@ use crate::vmm::range::RangeInner;
 /// as something else holds them.
 pub struct Mapping {
     range: Arc<RangeInner>,
-    _physical: Arc<PhysicalInner>,
+    physical: Arc<PhysicalInner>,
     offset: usize,
     ptr: *mut c_void,
     size: usize,
@@ -65,7 +66,7 @@ impl Mapping {
         })?;
         Ok(Mapping {
             range,
-            _physical: physical,
+            physical,
             offset,
             ptr,
             size,
@@ -82,7 +83,7 @@ impl Mapping {
     /// Unmaps now (after queued work using the mapping), returning the
     /// runtime's error instead of parking it.
     pub fn unmap(mut self) -> Result<()> {
-        self.tracker.wait_idle(&self.range.ctx)?;
+        self.tracker.wait(Access::Write)?;
         self.unmap_now()
     }
 
@@ -95,6 +96,7 @@ impl Mapping {
         // SAFETY: our mapping, with no queued use left.
         check(lib, "aclrtUnmapMem", unsafe { lib.aclrtUnmapMem(self.ptr) })?;
         self.unmapped = true;
+        self.physical.mapped.store(false, Ordering::Release);
         self.range
             .mapped
             .lock()
@@ -110,10 +112,7 @@ impl Drop for Mapping {
             return;
         }
         let during = "a mapping (left mapped: its queued work could not be waited for)";
-        if !self
-            .tracker
-            .wait_idle_before_release(&self.range.ctx, during)
-        {
+        if !self.tracker.wait_before_release(during) {
             return;
         }
         crate::deferred::release("a mapping", || self.unmap_now());

@@ -109,10 +109,14 @@ pub(crate) fn check_multiple(what: &str, value: usize, granularity: usize) -> Re
         return Err(Error::invalid(format!("{what} must not be zero")));
     }
     if value % granularity != 0 {
+        // The hint is computed with checked arithmetic: `value` is user input.
+        let hint = match value.div_ceil(granularity).checked_mul(granularity) {
+            Some(rounded) => format!("round it up to {rounded}"),
+            None => "it is too large to round up".to_string(),
+        };
         return Err(Error::invalid(format!(
-            "{what} of {value} bytes is not a multiple of the {} granularity; round it up to {}",
+            "{what} of {value} bytes is not a multiple of the {} granularity; {hint}",
             format_bytes(granularity),
-            value.div_ceil(granularity) * granularity
         )));
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! `PhysicalMemory`: device pages without an address.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use ascendcl_sys::aclrtDrvMemHandle;
 
@@ -11,7 +12,11 @@ use crate::error::Result;
 use crate::vmm::{PageSize, check_multiple, granularity};
 
 /// Physical device memory from `aclrtMallocPhysical`, freed when the last
-/// handle and the last [`Mapping`](crate::vmm::Mapping) of it are gone.
+/// handle and its [`Mapping`](crate::vmm::Mapping) are gone.
+///
+/// It can be mapped once at a time: a second live mapping of the same
+/// memory is refused with [`Error::AlreadyMapped`](crate::Error::AlreadyMapped)
+/// (unmap the first one, and it can be mapped again).
 #[derive(Clone)]
 pub struct PhysicalMemory {
     pub(crate) inner: Arc<PhysicalInner>,
@@ -22,6 +27,9 @@ pub(crate) struct PhysicalInner {
     pub(crate) handle: aclrtDrvMemHandle,
     pub(crate) size: usize,
     pub(crate) page: PageSize,
+    /// Whether a [`Mapping`](crate::vmm::Mapping) of this memory is live. One
+    /// at most: two mappings would be two trackers for the same bytes.
+    pub(crate) mapped: AtomicBool,
 }
 
 // SAFETY: the handle is an identifier ACL accepts from any thread.
@@ -68,6 +76,7 @@ impl PhysicalMemory {
                 handle,
                 size,
                 page,
+                mapped: AtomicBool::new(false),
             }),
         })
     }

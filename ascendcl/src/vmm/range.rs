@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::call::check;
@@ -97,7 +98,8 @@ impl VirtualRange {
     /// Maps all of `physical` at `offset` bytes into the range.
     ///
     /// `offset` must be granularity-aligned, the mapping must fit inside the
-    /// range and must not overlap another one; all checked before the FFI call.
+    /// range and must not overlap another one, and `physical` must not be
+    /// mapped already ([`Error::AlreadyMapped`]); all checked before the FFI call.
     pub fn map(&self, offset: usize, physical: &PhysicalMemory) -> Result<Mapping> {
         let inner = &self.inner;
         let size = physical.size();
@@ -130,7 +132,25 @@ impl VirtualRange {
                 format_bytes(len)
             )));
         }
-        let mapping = Mapping::map(self.inner.clone(), physical.inner.clone(), offset)?;
+        // One live mapping per physical allocation. A second one would alias
+        // the same bytes under a second tracker, so queued work through one
+        // and access through the other would not be ordered. Sharing one
+        // tracker instead would still let `&mut` of one mapping coexist with
+        // `&` of the other (overlapping copies), so refusing is the sound rule.
+        if physical
+            .inner
+            .mapped
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return Err(Error::AlreadyMapped(format!(
+                "this physical allocation of {} is mapped already; unmap it first (one \
+                 physical allocation may have one live mapping)",
+                format_bytes(size)
+            )));
+        }
+        let mapping = Mapping::map(self.inner.clone(), physical.inner.clone(), offset)
+            .inspect_err(|_| physical.inner.mapped.store(false, Ordering::Release))?;
         mapped.insert(offset, size);
         Ok(mapping)
     }

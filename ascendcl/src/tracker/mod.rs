@@ -1,0 +1,252 @@
+//! Remembering every queued use of a piece of memory that may still run.
+//!
+//! Every buffer (device memory, pinned host memory, an allocator block, a VMM
+//! mapping) has one [`UseTracker`]. It upholds this invariant:
+//!
+//! > **Every operation queued on any stream that may still touch the memory
+//! > is either in the tracker's use set, or covered by a use in it** — ordered
+//! > before that use by stream order or by an event wait, so that the use
+//! > completing implies the operation completed.
+//!
+//! Three rules keep it true:
+//!
+//! 1. **Queuing is one critical section** ([`enqueue`]): under the locks of
+//!    every tracker the operation touches (taken in address order, so two
+//!    threads cannot deadlock), the stream is ordered after each conflicting
+//!    use on another stream (an event wait, or a host wait when the event
+//!    cannot be waited on there), the operation is queued, a marker event is
+//!    recorded after it and added to the set. A concurrent enqueue sees either
+//!    the state before or the state after, never a queued use that is missing.
+//! 2. **Uses leave the set only when proven finished**: a host wait saw the
+//!    marker complete, or a later write on some stream was ordered after the
+//!    use (the write's marker then covers it). A failed wait removes nothing.
+//! 3. **Unmarked work is remembered as such**: if the marker cannot be
+//!    recorded and the stream cannot be synchronized either, the set keeps an
+//!    unmarked use naming the stream's context. Only a device-wide synchronize
+//!    of *that* device removes it; until one succeeds, every access fails.
+//!
+//! Reads do not conflict with reads: two streams may read one buffer at the
+//! same time. A host access waits for the uses it conflicts with: a shared
+//! (`&`) access for writes, an exclusive (`&mut`) access, a free or an unmap
+//! for everything. Because queuing a write needs `&mut` (or the memory's own
+//! owner), no write can be queued between such a wait and the access.
+//!
+//! Leaking a [`Pending`](crate::Pending) guard with `mem::forget` only ends the
+//! borrow early: the tracker still holds the use, so the next access waits.
+//! The model check in `model.rs` explores every interleaving of two threads'
+//! enqueues, waits and device progress over this protocol.
+
+mod enqueue;
+#[cfg(test)]
+mod model;
+mod uses;
+mod wait;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::context::Context;
+use crate::error::Result;
+use crate::event::Marker;
+
+pub(crate) use enqueue::enqueue;
+pub(crate) use uses::Access;
+use uses::{QueuedUse, UseSet};
+
+/// Queued work that could not be marked: only a device-wide synchronize of
+/// `ctx`'s device proves it finished.
+#[derive(Debug)]
+pub(crate) struct Unmarked {
+    pub(crate) ctx: Context,
+}
+
+/// Waits device-wide for the unmarked uses among `uses` (each on its own
+/// device) and returns the marked ones, for memory changing owner.
+pub(crate) fn settle_unmarked(uses: Vec<Use>) -> Result<Vec<Arc<Marker>>> {
+    let mut markers = Vec::with_capacity(uses.len());
+    let mut synced: Vec<u32> = Vec::new();
+    for u in uses {
+        match u {
+            Use::Marked(marker) => markers.push(marker),
+            Use::Unmarked(unmarked) => {
+                if !synced.contains(&unmarked.ctx.device_id()) {
+                    wait::synchronize_device(&unmarked.ctx)?;
+                    synced.push(unmarked.ctx.device_id());
+                }
+            }
+        }
+    }
+    Ok(markers)
+}
+
+/// One use in a tracker's set.
+#[derive(Clone)]
+pub(crate) enum Use {
+    /// Work ending at this marker.
+    Marked(Arc<Marker>),
+    /// Work that may still run and has no marker.
+    Unmarked(Arc<Unmarked>),
+}
+
+impl QueuedUse for Use {
+    fn stream(&self) -> Option<u64> {
+        match self {
+            Use::Marked(marker) => Some(marker.stream_id),
+            Use::Unmarked(_) => None,
+        }
+    }
+
+    fn same(&self, other: &Use) -> bool {
+        match (self, other) {
+            (Use::Marked(a), Use::Marked(b)) => Arc::ptr_eq(a, b),
+            (Use::Unmarked(a), Use::Unmarked(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// The queued uses of one piece of memory.
+#[derive(Default)]
+pub(crate) struct UseTracker {
+    /// False only while the set is empty (read without the lock as a fast path).
+    maybe_pending: AtomicBool,
+    uses: Mutex<UseSet<Use>>,
+}
+
+impl std::fmt::Debug for UseTracker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UseTracker")
+            .field("maybe_pending", &self.maybe_pending.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl UseTracker {
+    fn lock(&self) -> MutexGuard<'_, UseSet<Use>> {
+        self.uses.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Publishes whether the set is empty; called with the lock held.
+    fn publish(&self, set: &UseSet<Use>) {
+        self.maybe_pending.store(!set.is_empty(), Ordering::Release);
+    }
+
+    /// Whether queued work may still use the memory.
+    #[inline]
+    pub(crate) fn maybe_pending(&self) -> bool {
+        self.maybe_pending.load(Ordering::Acquire)
+    }
+
+    /// Waits until no queued use conflicts with a host access of kind
+    /// `access`. On error nothing is forgotten: the next access waits again.
+    #[inline]
+    pub(crate) fn wait(&self, access: Access) -> Result<()> {
+        if !self.maybe_pending() {
+            return Ok(());
+        }
+        self.wait_slow(access)
+    }
+
+    #[cold]
+    fn wait_slow(&self, access: Access) -> Result<()> {
+        let conflicts: Vec<Use> = self.lock().conflicts(access).cloned().collect();
+        // Waited without the lock: other threads may queue reads meanwhile
+        // (never writes: those need the access this wait is for).
+        let mut finished = Vec::with_capacity(conflicts.len());
+        let mut result = Ok(());
+        for u in conflicts {
+            match wait::finish(&u) {
+                Ok(()) => finished.push(u),
+                Err(error) => {
+                    result = Err(error);
+                    break;
+                }
+            }
+        }
+        let mut set = self.lock();
+        // Even after an error, what finished before it is done.
+        set.remove_finished(&finished);
+        self.publish(&set);
+        result
+    }
+
+    /// As [`UseTracker::wait`] for `Deref`, which cannot return an error:
+    /// after a failed wait, tries a device-wide synchronize of every device
+    /// that may hold the work; after that fails too, the error is parked and
+    /// this panics rather than hand out memory the device may still write.
+    pub(crate) fn wait_or_panic(&self, access: Access, during: &'static str) {
+        if let Err(first) = self.wait(access) {
+            crate::deferred::park(during, first);
+            if let Err(second) = self.wait_device_wide() {
+                panic!(
+                    "{during}: queued work using this memory could not be waited for \
+                     ({second}); use as_slice()/as_mut_slice() to get the error instead"
+                );
+            }
+        }
+    }
+
+    /// Device-wide synchronize of every device any remembered use is on;
+    /// forgets the uses on success.
+    pub(crate) fn wait_device_wide(&self) -> Result<()> {
+        let all: Vec<Use> = self.lock().conflicts(Access::Write).cloned().collect();
+        let mut synced: Vec<u32> = Vec::new();
+        for u in &all {
+            let ctx = wait::context_of(u);
+            if !synced.contains(&ctx.device_id()) {
+                wait::synchronize_device(ctx)?;
+                synced.push(ctx.device_id());
+            }
+        }
+        let mut set = self.lock();
+        set.remove_finished(&all);
+        self.publish(&set);
+        Ok(())
+    }
+
+    /// Before releasing the memory from a destructor: waits for every use,
+    /// trying again and then device-wide. Returns false (the error parked)
+    /// only if all of that failed, in which case queued work may still use
+    /// the memory and it must be leaked.
+    pub(crate) fn wait_before_release(&self, during: &'static str) -> bool {
+        if self.wait(Access::Write).is_ok() || self.wait(Access::Write).is_ok() {
+            return true;
+        }
+        match self.wait_device_wide() {
+            Ok(()) => true,
+            Err(error) => {
+                crate::deferred::park(during, error);
+                false
+            }
+        }
+    }
+
+    /// Takes every use out, for memory handed back to an allocator.
+    pub(crate) fn take_all(&self) -> Vec<Use> {
+        if !self.maybe_pending() {
+            return Vec::new();
+        }
+        let mut set = self.lock();
+        let all = set.take_all();
+        self.publish(&set);
+        all
+    }
+
+    /// Adds uses inherited from the memory's previous owner.
+    pub(crate) fn inherit(&self, uses: Vec<Use>) {
+        if uses.is_empty() {
+            return;
+        }
+        let mut set = self.lock();
+        set.inherit(uses);
+        self.publish(&set);
+    }
+
+    /// Forgets `marker` (it has completed).
+    #[inline]
+    pub(crate) fn finished(&self, marker: &Arc<Marker>) {
+        let mut set = self.lock();
+        set.remove_finished(&[Use::Marked(marker.clone())]);
+        self.publish(&set);
+    }
+}

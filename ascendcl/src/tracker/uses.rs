@@ -1,0 +1,121 @@
+//! The bookkeeping of a tracker, without any runtime call: which queued uses
+//! of one piece of memory have not provably finished, and which of them a new
+//! access must be ordered after.
+//!
+//! It is generic over the use type so that the model check (`model.rs`) runs
+//! exactly this code against a simulated device.
+
+/// How an operation touches memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Reads only: may run alongside other reads.
+    Read,
+    /// Writes (or frees, or does something unknown): conflicts with every use.
+    Write,
+}
+
+/// One queued use, as the set needs to see it.
+pub(crate) trait QueuedUse: Clone {
+    /// The stream whose order the use is in, if known. A use without a
+    /// stream (work that could not be marked) is never covered by stream
+    /// order and must always be waited for.
+    fn stream(&self) -> Option<u64>;
+    /// Whether two handles denote the same use.
+    fn same(&self, other: &Self) -> bool;
+}
+
+/// The uses of one piece of memory that may still run.
+///
+/// * `writes`: uses that conflict with everything (normally at most one: the
+///   last write, which was ordered after everything before it);
+/// * `reads`: reads queued since, at most one per stream (a later read on a
+///   stream covers an earlier one on the same stream, by stream order).
+#[derive(Debug, Clone)]
+pub(crate) struct UseSet<U> {
+    writes: Vec<U>,
+    reads: Vec<U>,
+}
+
+impl<U> Default for UseSet<U> {
+    fn default() -> Self {
+        UseSet {
+            writes: Vec::new(),
+            reads: Vec::new(),
+        }
+    }
+}
+
+impl<U: QueuedUse> UseSet<U> {
+    /// Whether no use is remembered.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.writes.is_empty() && self.reads.is_empty()
+    }
+
+    /// Every use an access of kind `access` conflicts with: a read conflicts
+    /// with writes, a write with everything.
+    pub(crate) fn conflicts(&self, access: Access) -> impl Iterator<Item = &U> {
+        let reads = match access {
+            Access::Read => &self.reads[..0],
+            Access::Write => &self.reads[..],
+        };
+        self.writes.iter().chain(reads)
+    }
+
+    /// The conflicting uses that stream order does not already cover for an
+    /// access queued on `stream`: uses on other streams, and unmarked ones.
+    pub(crate) fn to_order_after(&self, access: Access, stream: u64) -> Vec<U> {
+        self.conflicts(access)
+            .filter(|u| u.stream() != Some(stream))
+            .cloned()
+            .collect()
+    }
+
+    /// Records `new`, queued after every use [`UseSet::to_order_after`]
+    /// returned had been made to precede it (by an event wait, a host wait
+    /// or stream order).
+    pub(crate) fn record(&mut self, access: Access, new: U) {
+        match access {
+            Access::Read => {
+                let stream = new.stream();
+                if stream.is_some() {
+                    self.reads.retain(|u| u.stream() != stream);
+                }
+                self.reads.push(new);
+            }
+            Access::Write => {
+                if new.stream().is_some() {
+                    // `new` follows every earlier use, so it stands for them.
+                    self.reads.clear();
+                    self.writes.clear();
+                }
+                self.writes.push(new);
+            }
+        }
+    }
+
+    /// Records a use that may still run but could not be marked: it covers
+    /// nothing, so every earlier use stays.
+    pub(crate) fn record_unmarked(&mut self, new: U) {
+        self.writes.push(new);
+    }
+
+    /// Takes every use out (memory handed back to an allocator).
+    pub(crate) fn take_all(&mut self) -> Vec<U> {
+        let mut all = std::mem::take(&mut self.writes);
+        all.append(&mut self.reads);
+        all
+    }
+
+    /// Adds uses inherited from the memory's previous owner; they conflict
+    /// with everything.
+    pub(crate) fn inherit(&mut self, uses: impl IntoIterator<Item = U>) {
+        self.writes.extend(uses);
+    }
+
+    /// Forgets uses that have been waited for. Uses recorded since stay.
+    pub(crate) fn remove_finished(&mut self, finished: &[U]) {
+        let done = |u: &U| finished.iter().any(|f| f.same(u));
+        self.writes.retain(|u| !done(u));
+        self.reads.retain(|u| !done(u));
+    }
+}
