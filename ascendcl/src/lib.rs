@@ -25,10 +25,14 @@
 //!
 //! * an asynchronous copy borrows its buffers until its [`Pending`] is waited
 //!   on or dropped, so touching them too early does not compile;
-//! * every buffer remembers its last queued use: dropping it, reading a pinned
-//!   buffer from the host, or a synchronous copy waits for that use first, and
-//!   using it on another stream is ordered after it with an event. This holds
-//!   even if a `Pending` is leaked with `mem::forget`.
+//! * every buffer remembers every queued use that has not provably finished
+//!   (one read per stream, and the last write): dropping it, reading a pinned
+//!   buffer from the host, or a synchronous copy waits for the uses it
+//!   conflicts with, and using it on another stream is ordered after them
+//!   with events. This holds even if a `Pending` is leaked with
+//!   `mem::forget`, when threads share buffers, and after runtime failures.
+//!
+//! The rules, the failure cases and the known limits are in [`safety`].
 //!
 //! # Quick start (runs on the mock here; on an Atlas card use `Runtime::init()`)
 //!
@@ -70,6 +74,7 @@ mod event;
 mod memory;
 mod pending;
 mod runtime;
+pub mod safety;
 mod stream;
 mod tracker;
 pub mod validate;

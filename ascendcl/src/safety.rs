@@ -1,0 +1,99 @@
+//! # The safety argument
+//!
+//! This crate promises that **safe code can never read, write, reuse or free
+//! memory that queued device work may still use**. This page says why that
+//! holds, what happens when the runtime fails, and where the promise ends.
+//!
+//! ## Two layers
+//!
+//! 1. **Borrows give early errors.** Every queued operation returns a
+//!    [`Pending`](crate::Pending) that borrows its source shared and its
+//!    destination mutably until it is waited on or dropped. Reading a
+//!    download's destination, overwriting an upload's source or freeing
+//!    either before the wait does not compile.
+//! 2. **Trackers give the guarantee.** Borrows end when a guard is leaked
+//!    (`mem::forget`), so they cannot be the guarantee. Every piece of memory
+//!    (device buffer, pinned host buffer, allocator block, VMM mapping) owns a
+//!    tracker that remembers every queued use that has not provably finished.
+//!
+//! ## The rules every queued operation follows
+//!
+//! * **One critical section.** Under the locks of every tracker it touches
+//!   (taken in address order), an operation on stream `S`: makes `S` wait
+//!   (an event wait) for each conflicting use on another stream of the same
+//!   context — or waits on the host when the event cannot be waited on there
+//!   (another context or device, or work without a marker) —, is queued, has a
+//!   marker event recorded after it, and is added to each tracker. Another
+//!   thread sees all of that or none of it, so no use is ever lost.
+//! * **Reads share, writes exclude.** Two reads do not conflict: a buffer
+//!   keeps at most one read per stream (a later read on a stream covers an
+//!   earlier one by stream order). A write conflicts with everything; once it
+//!   is ordered after every earlier use, its marker stands for all of them.
+//! * **Host access waits first.** A shared access (`Deref` of a
+//!   [`HostBuffer`](crate::HostBuffer), a synchronous copy *from* device
+//!   memory) waits for queued writes; an exclusive access, a free, an unmap
+//!   or a hand-back to an allocator waits for every use. Only reads can be
+//!   queued through `&`, so nothing can slip in between the wait and the
+//!   access.
+//! * **Uses leave only when finished.** A tracker forgets a use after a host
+//!   wait saw it complete, or when a later write covers it; a failed wait
+//!   forgets nothing.
+//! * **`Pending` means what it says.** [`Pending::wait`](crate::Pending::wait)
+//!   waits for the operation's marker; if the buffers no longer hold that
+//!   marker (a later use covered it), it waits for its stream instead, which
+//!   has passed the operation only once everything queued before has run.
+//! * **One mapping per physical allocation.** A second live mapping of the
+//!   same [`PhysicalMemory`](crate::vmm::PhysicalMemory) is refused
+//!   ([`Error::AlreadyMapped`](crate::Error::AlreadyMapped)): two mappings
+//!   would be two trackers for the same bytes.
+//!
+//! The protocol is model-checked: a unit test explores every interleaving of
+//! host threads, stream heads and event waits over the trackers' own code,
+//! and finds the lost use of the previous single-slot design.
+//!
+//! ## Why leaking a guard is safe
+//!
+//! Forgetting a `Pending` only ends its borrows early. The operation is in
+//! its buffers' trackers, so the next host access, free or use on another
+//! stream waits for it or is ordered after it. The guard holds its marker
+//! weakly, so forgetting it leaks nothing. Forgetting a *buffer* leaks its
+//! memory, which is safe.
+//!
+//! ## After a runtime failure
+//!
+//! * Queuing fails before the operation is queued: nothing changes.
+//! * The marker cannot be recorded after the operation was queued: the stream
+//!   is synchronized before the error is returned. If that fails too, each
+//!   tracker keeps an *unmarked* use naming the stream's context, and only a
+//!   device-wide synchronize of **that** device removes it.
+//! * A wait fails: the use stays, and every later access waits again (and
+//!   fails again) until a wait succeeds. [`HostBuffer::as_slice`](crate::HostBuffer::as_slice)
+//!   returns the error; `Deref`, which cannot, tries a device-wide wait of
+//!   every device involved and then panics rather than hand out memory the
+//!   device may still write.
+//! * A destructor cannot wait: it tries again, then device-wide; if all of
+//!   that fails the memory is leaked (never freed or reused while it may be
+//!   in use) and the error is parked for
+//!   [`take_deferred_errors`](crate::take_deferred_errors).
+//!
+//! ## Host callbacks
+//!
+//! A callback blocks its stream until it returns. Waiting for its own stream
+//! or device from inside it, or for a buffer use queued after it on its
+//! stream, is refused with [`Error::WouldDeadlock`](crate::Error::WouldDeadlock);
+//! the caching allocator never waits while holding its lock, so a callback
+//! may free blocks. See [`Stream::launch_host_fn`](crate::Stream::launch_host_fn)
+//! for the waits that cannot be detected.
+//!
+//! ## Known limits
+//!
+//! * Raw `ascendcl-sys` calls are outside the promise: work they queue is
+//!   tracked only if reported with [`DeviceBuffer::record_use`](crate::DeviceBuffer::record_use),
+//!   and is not ordered after earlier uses unless you order it.
+//! * Ordering across contexts or devices is done by host waits, which are
+//!   correct but block the queuing thread.
+//! * `Pending::is_complete` may answer `false` for a finished operation whose
+//!   buffers were used again on its stream; it never answers `true` early.
+//! * Deadlocks through other streams (a callback waiting for a stream that
+//!   waits for the callback's stream) and waits on user events recorded after
+//!   a callback cannot be detected.
