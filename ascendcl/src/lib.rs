@@ -70,6 +70,7 @@ mod copy;
 mod deferred;
 mod device;
 pub mod error;
+pub mod ops;
 mod event;
 mod memory;
 mod pending;

@@ -1,7 +1,6 @@
 //! `Pending`: an operation queued on a stream, holding its buffers.
 
 use std::sync::{Arc, Weak};
-
 use crate::deferred;
 use crate::error::Result;
 use crate::event::Marker;
@@ -76,12 +75,9 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     /// is idle, so it may say `false` for a finished operation followed by
     /// unfinished work on the same stream; it never says `true` too early.
     pub fn is_complete(&self) -> Result<bool> {
-        let Some(weak) = &self.marker else {
-            return Ok(true);
-        };
-        match weak.upgrade() {
-            Some(marker) => marker.is_complete(),
-            None => self.stream.query(),
+        match &self.marker {
+            Some(weak) => operation_complete(self.stream, weak),
+            None => Ok(true),
         }
     }
 
@@ -95,18 +91,38 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
         let Some(weak) = self.marker.take() else {
             return Ok(());
         };
-        let Some(marker) = weak.upgrade() else {
-            // Covered by a later use: wait for the stream to pass it.
-            return self.stream.synchronize_queued();
-        };
-        // On failure the buffers keep the marker: later accesses wait again.
-        crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
-        marker.synchronize()?;
-        if let Some(source) = self.source {
-            source.finished(&marker);
-        }
-        self.destination.raw_parts().tracker.finished(&marker);
-        Ok(())
+        let destination = self.destination.raw_parts().tracker;
+        let trackers = [Some(destination), self.source];
+        wait_for_operation(self.stream, &weak, trackers.iter().flatten().copied())
+    }
+}
+
+/// Waits until the stream has passed an operation whose marker is `weak`,
+/// then tells `trackers` that the marker finished. A marker that is gone was
+/// covered by a later use, so then the stream itself is waited for. On
+/// failure the trackers keep the marker: later accesses wait again.
+pub(crate) fn wait_for_operation<'t>(
+    stream: &Stream,
+    weak: &Weak<Marker>,
+    trackers: impl IntoIterator<Item = &'t UseTracker>,
+) -> Result<()> {
+    let Some(marker) = weak.upgrade() else {
+        return stream.synchronize_queued();
+    };
+    crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
+    marker.synchronize()?;
+    for tracker in trackers {
+        tracker.finished(&marker);
+    }
+    Ok(())
+}
+
+/// Whether the operation whose marker is `weak` has finished (see
+/// [`Pending::is_complete`] for what a vanished marker means).
+pub(crate) fn operation_complete(stream: &Stream, weak: &Weak<Marker>) -> Result<bool> {
+    match weak.upgrade() {
+        Some(marker) => marker.is_complete(),
+        None => stream.query(),
     }
 }
 

@@ -1,0 +1,103 @@
+//! `OpPending`: a launched operator that may still be running.
+
+use std::marker::PhantomData;
+use std::sync::{Arc, Weak};
+
+use crate::deferred;
+use crate::error::Result;
+use crate::event::Marker;
+use crate::pending::{operation_complete, wait_for_operation};
+use crate::stream::Stream;
+use crate::tracker::UseTracker;
+
+/// An operator queued on a stream. It keeps the operator's tensors borrowed
+/// (inputs shared, outputs mutably) until it is waited on or dropped, so
+/// reading an output or freeing an input too early does not compile:
+///
+/// ```compile_fail,E0502
+/// # use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// # fn f(stream: &ascendcl::Stream, x: &ascendcl::DeviceBuffer<f32>,
+/// #      y: &mut ascendcl::DeviceBuffer<f32>) -> ascendcl::Result<()> {
+/// let relu = ops::relu(&Tensor::new(x, &[4])?, TensorMut::new(y, &[4])?)?
+///     .launch(stream, Workspace::none())?;
+/// let early = y.len(); // error: `y` is still borrowed by the queued operator
+/// relu.wait()?;
+/// # Ok(()) }
+/// ```
+///
+/// Dropping it waits for the operator (errors parked, see
+/// [`take_deferred_errors`](crate::take_deferred_errors)); leaking it is safe:
+/// every tensor's memory remembers the launch.
+#[must_use = "dropping an OpPending waits for the operator at once; keep it and call .wait() to overlap work"]
+pub struct OpPending<'a> {
+    op: &'static str,
+    stream: &'a Stream,
+    marker: Option<Weak<Marker>>,
+    trackers: Vec<&'a UseTracker>,
+    _borrows: PhantomData<&'a mut ()>,
+}
+
+impl std::fmt::Debug for OpPending<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpPending")
+            .field("op", &self.op)
+            .field("waited", &self.marker.is_none())
+            .finish()
+    }
+}
+
+impl<'a> OpPending<'a> {
+    pub(crate) fn new(
+        op: &'static str,
+        stream: &'a Stream,
+        marker: &Arc<Marker>,
+        trackers: Vec<&'a UseTracker>,
+    ) -> Self {
+        OpPending {
+            op,
+            stream,
+            marker: Some(Arc::downgrade(marker)),
+            trackers,
+            _borrows: PhantomData,
+        }
+    }
+
+    /// The operator's name.
+    pub fn op(&self) -> &'static str {
+        self.op
+    }
+
+    /// The stream it was launched on.
+    pub fn stream(&self) -> &Stream {
+        self.stream
+    }
+
+    /// Whether the operator has finished, without waiting (never `true`
+    /// too early; see [`Pending::is_complete`](crate::Pending::is_complete)).
+    pub fn is_complete(&self) -> Result<bool> {
+        match &self.marker {
+            Some(weak) => operation_complete(self.stream, weak),
+            None => Ok(true),
+        }
+    }
+
+    /// Waits until the operator has run and releases its tensors.
+    pub fn wait(mut self) -> Result<()> {
+        deferred::check_parked()?;
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        match self.marker.take() {
+            Some(weak) => wait_for_operation(self.stream, &weak, self.trackers.iter().copied()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for OpPending<'_> {
+    fn drop(&mut self) {
+        let result = self.finish();
+        deferred::park_result("a pending operator", result);
+    }
+}
