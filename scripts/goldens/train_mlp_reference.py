@@ -12,6 +12,8 @@ RNG
         z = (z ^ (z >> 27)) * 0x94D049BB133111EB
         return z ^ (z >> 31)
     uniform() = ((next() >> 40) as float32) / 2^24, in [0, 1) (exact in f32).
+    Check values: seed 42 gives first next() = 0xBDD732262FEB6E95; seed
+    1234567 gives 6457827717110365317, 3203168211198807973, 9817491932198370423.
 
 Data
     D = 16 features, C = 4 classes, N = 512 samples.
