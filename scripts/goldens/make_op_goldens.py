@@ -367,7 +367,7 @@ def scalar_cases():
     # Adds: self + alpha*other (other a scalar); Muls: self*other.
     specs = [
         ("f32_3x5", (3, 5), "f32", "contig", 1.5, "f32", 1.0, "f32", False),
-        ("f32_alpha", (3, 5), "f32", "contig", -0.25, "f64", 2.0, "f64", False),
+        ("f32_f64_scalar", (3, 5), "f32", "contig", -0.25, "f64", 2.0, "f64", False),
         ("f32_i64_scalar", (7, 1, 5), "f32", "contig", 3, "i64", 1, "i64", False),
         ("f32_transposed", (3, 5), "f32", "transposed", 0.1, "f64", 1.0, "f32", False),
         ("f32_sliced", (7, 1, 5), "f32", "sliced", -2.0, "f32", 0.5, "f32", False),
