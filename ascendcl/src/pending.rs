@@ -1,12 +1,12 @@
 //! `Pending`: an operation queued on a stream, holding its buffers.
 
-use std::sync::{Arc, Weak};
 use crate::deferred;
 use crate::error::Result;
 use crate::event::Marker;
 use crate::memory::{DeviceMemory, Tracked};
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
+use std::sync::{Arc, Weak};
 
 /// An asynchronous operation that may still be running on its stream.
 ///

@@ -25,7 +25,7 @@ mod api;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use crate::error::{Attempt, LoadError, SymbolError};
 use crate::library::Library;
@@ -231,20 +231,24 @@ pub fn discover_aclnn(runtime: Option<&Library>) -> Result<Aclnn, LoadError> {
     Err(LoadError::AclnnNotFound { attempts })
 }
 
-/// The aclnn libraries of this process, found on first call next to the
-/// runtime library in use (see the module docs) and kept for the process.
-/// A failure is not cached: a later call tries again.
-pub fn aclnn() -> Result<&'static Aclnn, LoadError> {
-    static OPENED: OnceLock<&'static Aclnn> = OnceLock::new();
-    static OPENING: Mutex<()> = Mutex::new(());
-    if let Some(aclnn) = OPENED.get() {
+/// The aclnn libraries for the runtime library `runtime` (found next to it
+/// first, see the module docs), opened on first call and kept for the
+/// process. A failure is not cached: a later call tries again.
+pub fn aclnn_for(runtime: Option<&'static Library>) -> Result<&'static Aclnn, LoadError> {
+    type Cache = Mutex<Vec<(usize, &'static Aclnn)>>;
+    static OPENED: Cache = Mutex::new(Vec::new());
+    let key = runtime.map_or(0, |lib| lib as *const Library as usize);
+    let mut opened = OPENED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, aclnn)) = opened.iter().find(|(k, _)| *k == key) {
         return Ok(aclnn);
     }
-    let _guard = OPENING.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(aclnn) = OPENED.get() {
-        return Ok(aclnn);
-    }
-    let runtime = crate::library::selected_library();
     let aclnn: &'static Aclnn = Box::leak(Box::new(discover_aclnn(runtime)?));
-    Ok(OPENED.get_or_init(|| aclnn))
+    opened.push((key, aclnn));
+    Ok(aclnn)
+}
+
+/// The aclnn libraries of this process's runtime library (see
+/// [`crate::selected_library`]), as [`aclnn_for`].
+pub fn aclnn() -> Result<&'static Aclnn, LoadError> {
+    aclnn_for(crate::library::selected_library())
 }

@@ -10,9 +10,9 @@ use ascendcl_sys::{Aclnn, aclFormat, aclIntArray, aclScalar, aclTensor};
 use crate::call::recent_message;
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
+use crate::ops::DType;
 use crate::ops::scalar::Scalar;
 use crate::ops::tensor::{Layout, Storage};
-use crate::ops::DType;
 
 /// An error for a descriptor creation that returned null.
 fn creation_failed(ctx: &Context, function: &'static str) -> Error {
@@ -75,7 +75,9 @@ impl TensorDesc {
 impl Drop for TensorDesc {
     fn drop(&mut self) {
         // SAFETY: a descriptor we created, destroyed once.
-        destroy("aclDestroyTensor", unsafe { self.aclnn.aclDestroyTensor(self.raw) });
+        destroy("aclDestroyTensor", unsafe {
+            self.aclnn.aclDestroyTensor(self.raw)
+        });
     }
 }
 
@@ -103,7 +105,9 @@ impl ScalarDesc {
 impl Drop for ScalarDesc {
     fn drop(&mut self) {
         // SAFETY: a scalar we created, destroyed once.
-        destroy("aclDestroyScalar", unsafe { self.aclnn.aclDestroyScalar(self.raw) });
+        destroy("aclDestroyScalar", unsafe {
+            self.aclnn.aclDestroyScalar(self.raw)
+        });
     }
 }
 
@@ -114,7 +118,11 @@ pub(crate) struct IntArrayDesc {
 }
 
 impl IntArrayDesc {
-    pub(crate) fn new(aclnn: &'static Aclnn, ctx: &Context, values: &[i64]) -> Result<IntArrayDesc> {
+    pub(crate) fn new(
+        aclnn: &'static Aclnn,
+        ctx: &Context,
+        values: &[i64],
+    ) -> Result<IntArrayDesc> {
         // SAFETY: `values` holds `len` int64s; the runtime copies them.
         let raw = unsafe { aclnn.aclCreateIntArray(values.as_ptr(), values.len() as u64) }?;
         if raw.is_null() {
@@ -127,6 +135,8 @@ impl IntArrayDesc {
 impl Drop for IntArrayDesc {
     fn drop(&mut self) {
         // SAFETY: an array we created, destroyed once.
-        destroy("aclDestroyIntArray", unsafe { self.aclnn.aclDestroyIntArray(self.raw) });
+        destroy("aclDestroyIntArray", unsafe {
+            self.aclnn.aclDestroyIntArray(self.raw)
+        });
     }
 }

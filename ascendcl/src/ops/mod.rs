@@ -56,12 +56,12 @@ mod workspace;
 
 pub use dtype::{DType, Element};
 pub use math::{
-    add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls, inplace_zero, mul,
-    muls, reduce_sum, sub,
+    add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls,
+    inplace_zero, mul, muls, reduce_sum, sub,
 };
 pub use nn::{
-    CubeMath, Reduction, addmm, log_softmax, log_softmax_backward, matmul, mm, nll_loss, nll_loss_backward, relu,
-    threshold_backward,
+    CubeMath, Reduction, addmm, log_softmax, log_softmax_backward, matmul, mm, nll_loss,
+    nll_loss_backward, relu, threshold_backward,
 };
 pub use pending::OpPending;
 pub use prepared::Prepared;

@@ -55,12 +55,23 @@ impl Reduction {
 }
 
 /// `out = self @ mat2`, 2-D (`aclnnMm`).
-pub fn mm<'a>(self_: &Tensor<'a>, mat2: &Tensor<'a>, out: TensorMut<'a>, math: CubeMath) -> Result<Prepared<'a>> {
+pub fn mm<'a>(
+    self_: &Tensor<'a>,
+    mat2: &Tensor<'a>,
+    out: TensorMut<'a>,
+    math: CubeMath,
+) -> Result<Prepared<'a>> {
     let mut p = Phase1::new("Mm", self_.storage.ctx)?;
-    let (s, m, out) = (p.input("self", self_)?, p.input("mat2", mat2)?, p.output("out", out)?);
+    let (s, m, out) = (
+        p.input("self", self_)?,
+        p.input("mat2", mat2)?,
+        p.output("out", out)?,
+    );
     let c = math.raw();
     // SAFETY: live descriptors and valid out-pointers (closure contract).
-    p.run(Aclnn::aclnnMm, |l, ws, ex| unsafe { l.aclnnMmGetWorkspaceSize(s, m, out, c, ws, ex) })
+    p.run(Aclnn::aclnnMm, |l, ws, ex| unsafe {
+        l.aclnnMmGetWorkspaceSize(s, m, out, c, ws, ex)
+    })
 }
 
 /// `out = beta * self + alpha * (mat1 @ mat2)`, `self` broadcast (a 1-D bias
@@ -76,21 +87,42 @@ pub fn addmm<'a>(
     math: CubeMath,
 ) -> Result<Prepared<'a>> {
     let mut p = Phase1::new("Addmm", self_.storage.ctx)?;
-    let (s, m1, m2) = (p.input("self", self_)?, p.input("mat1", mat1)?, p.input("mat2", mat2)?);
-    let (b, a, out) = (p.scalar(beta.into())?, p.scalar(alpha.into())?, p.output("out", out)?);
+    let (s, m1, m2) = (
+        p.input("self", self_)?,
+        p.input("mat1", mat1)?,
+        p.input("mat2", mat2)?,
+    );
+    let (b, a, out) = (
+        p.scalar(beta.into())?,
+        p.scalar(alpha.into())?,
+        p.output("out", out)?,
+    );
     let c = math.raw();
     // SAFETY: as in `mm`.
-    p.run(Aclnn::aclnnAddmm, |l, ws, ex| unsafe { l.aclnnAddmmGetWorkspaceSize(s, m1, m2, b, a, out, c, ws, ex) })
+    p.run(Aclnn::aclnnAddmm, |l, ws, ex| unsafe {
+        l.aclnnAddmmGetWorkspaceSize(s, m1, m2, b, a, out, c, ws, ex)
+    })
 }
 
 /// `out = torch.matmul(self, mat2)`: 1-D to 6-D with batch broadcasting
 /// (`aclnnMatmul`).
-pub fn matmul<'a>(self_: &Tensor<'a>, mat2: &Tensor<'a>, out: TensorMut<'a>, math: CubeMath) -> Result<Prepared<'a>> {
+pub fn matmul<'a>(
+    self_: &Tensor<'a>,
+    mat2: &Tensor<'a>,
+    out: TensorMut<'a>,
+    math: CubeMath,
+) -> Result<Prepared<'a>> {
     let mut p = Phase1::new("Matmul", self_.storage.ctx)?;
-    let (s, m, out) = (p.input("self", self_)?, p.input("mat2", mat2)?, p.output("out", out)?);
+    let (s, m, out) = (
+        p.input("self", self_)?,
+        p.input("mat2", mat2)?,
+        p.output("out", out)?,
+    );
     let c = math.raw();
     // SAFETY: as in `mm`.
-    p.run(Aclnn::aclnnMatmul, |l, ws, ex| unsafe { l.aclnnMatmulGetWorkspaceSize(s, m, out, c, ws, ex) })
+    p.run(Aclnn::aclnnMatmul, |l, ws, ex| unsafe {
+        l.aclnnMatmulGetWorkspaceSize(s, m, out, c, ws, ex)
+    })
 }
 
 /// `out = max(self, 0)` (`aclnnRelu`).
@@ -98,7 +130,9 @@ pub fn relu<'a>(self_: &Tensor<'a>, out: TensorMut<'a>) -> Result<Prepared<'a>> 
     let mut p = Phase1::new("Relu", self_.storage.ctx)?;
     let (s, out) = (p.input("self", self_)?, p.output("out", out)?);
     // SAFETY: as in `mm` (CANN declares `out` const here).
-    p.run(Aclnn::aclnnRelu, |l, ws, ex| unsafe { l.aclnnReluGetWorkspaceSize(s, out, ws, ex) })
+    p.run(Aclnn::aclnnRelu, |l, ws, ex| unsafe {
+        l.aclnnReluGetWorkspaceSize(s, out, ws, ex)
+    })
 }
 
 /// `out = grad_output where self > threshold, else 0`; for ReLU pass the
@@ -110,9 +144,16 @@ pub fn threshold_backward<'a>(
     out: TensorMut<'a>,
 ) -> Result<Prepared<'a>> {
     let mut p = Phase1::new("ThresholdBackward", grad_output.storage.ctx)?;
-    let (g, s, t, out) = (p.input("gradOutput", grad_output)?, p.input("self", self_)?, p.scalar(threshold.into())?, p.output("out", out)?);
+    let (g, s, t, out) = (
+        p.input("gradOutput", grad_output)?,
+        p.input("self", self_)?,
+        p.scalar(threshold.into())?,
+        p.output("out", out)?,
+    );
     // SAFETY: as in `mm`.
-    p.run(Aclnn::aclnnThresholdBackward, |l, ws, ex| unsafe { l.aclnnThresholdBackwardGetWorkspaceSize(g, s, t, out, ws, ex) })
+    p.run(Aclnn::aclnnThresholdBackward, |l, ws, ex| unsafe {
+        l.aclnnThresholdBackwardGetWorkspaceSize(g, s, t, out, ws, ex)
+    })
 }
 
 /// `out = log_softmax(self, dim)` (`aclnnLogSoftmax`).
@@ -120,16 +161,29 @@ pub fn log_softmax<'a>(self_: &Tensor<'a>, dim: i64, out: TensorMut<'a>) -> Resu
     let mut p = Phase1::new("LogSoftmax", self_.storage.ctx)?;
     let (s, out) = (p.input("self", self_)?, p.output("out", out)?);
     // SAFETY: as in `mm`.
-    p.run(Aclnn::aclnnLogSoftmax, |l, ws, ex| unsafe { l.aclnnLogSoftmaxGetWorkspaceSize(s, dim, out, ws, ex) })
+    p.run(Aclnn::aclnnLogSoftmax, |l, ws, ex| unsafe {
+        l.aclnnLogSoftmaxGetWorkspaceSize(s, dim, out, ws, ex)
+    })
 }
 
 /// The gradient of `log_softmax` given its forward `output`
 /// (`aclnnLogSoftmaxBackward`).
-pub fn log_softmax_backward<'a>(grad_output: &Tensor<'a>, output: &Tensor<'a>, dim: i64, out: TensorMut<'a>) -> Result<Prepared<'a>> {
+pub fn log_softmax_backward<'a>(
+    grad_output: &Tensor<'a>,
+    output: &Tensor<'a>,
+    dim: i64,
+    out: TensorMut<'a>,
+) -> Result<Prepared<'a>> {
     let mut p = Phase1::new("LogSoftmaxBackward", grad_output.storage.ctx)?;
-    let (g, o, out) = (p.input("gradOutput", grad_output)?, p.input("output", output)?, p.output("out", out)?);
+    let (g, o, out) = (
+        p.input("gradOutput", grad_output)?,
+        p.input("output", output)?,
+        p.output("out", out)?,
+    );
     // SAFETY: as in `mm`.
-    p.run(Aclnn::aclnnLogSoftmaxBackward, |l, ws, ex| unsafe { l.aclnnLogSoftmaxBackwardGetWorkspaceSize(g, o, dim, out, ws, ex) })
+    p.run(Aclnn::aclnnLogSoftmaxBackward, |l, ws, ex| unsafe {
+        l.aclnnLogSoftmaxBackwardGetWorkspaceSize(g, o, dim, out, ws, ex)
+    })
 }
 
 /// Weighted negative log likelihood of log-probabilities `self` (N×C or C)
@@ -147,11 +201,20 @@ pub fn nll_loss<'a>(
     total_weight_out: TensorMut<'a>,
 ) -> Result<Prepared<'a>> {
     let mut p = Phase1::new("NLLLoss", self_.storage.ctx)?;
-    let (s, t, w) = (p.input("self", self_)?, p.input("target", target)?, p.input("weight", weight)?);
-    let (out, tw) = (p.output("out", out)?, p.output("totalWeightOut", total_weight_out)?);
+    let (s, t, w) = (
+        p.input("self", self_)?,
+        p.input("target", target)?,
+        p.input("weight", weight)?,
+    );
+    let (out, tw) = (
+        p.output("out", out)?,
+        p.output("totalWeightOut", total_weight_out)?,
+    );
     let r = reduction.raw();
     // SAFETY: as in `mm`.
-    p.run(Aclnn::aclnnNLLLoss, |l, ws, ex| unsafe { l.aclnnNLLLossGetWorkspaceSize(s, t, w, r, ignore_index, out, tw, ws, ex) })
+    p.run(Aclnn::aclnnNLLLoss, |l, ws, ex| unsafe {
+        l.aclnnNLLLossGetWorkspaceSize(s, t, w, r, ignore_index, out, tw, ws, ex)
+    })
 }
 
 /// The gradient of [`nll_loss`] with respect to `self`
@@ -168,8 +231,16 @@ pub fn nll_loss_backward<'a>(
     out: TensorMut<'a>,
 ) -> Result<Prepared<'a>> {
     let mut p = Phase1::new("NLLLossBackward", grad_output.storage.ctx)?;
-    let (g, s, t) = (p.input("gradOutput", grad_output)?, p.input("self", self_)?, p.input("target", target)?);
-    let (w, tw, out) = (p.input("weight", weight)?, p.input("totalWeight", total_weight)?, p.output("out", out)?);
+    let (g, s, t) = (
+        p.input("gradOutput", grad_output)?,
+        p.input("self", self_)?,
+        p.input("target", target)?,
+    );
+    let (w, tw, out) = (
+        p.input("weight", weight)?,
+        p.input("totalWeight", total_weight)?,
+        p.output("out", out)?,
+    );
     let r = reduction.raw();
     // SAFETY: as in `mm`.
     p.run(Aclnn::aclnnNLLLossBackward, |l, ws, ex| unsafe {

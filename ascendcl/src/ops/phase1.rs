@@ -3,7 +3,9 @@
 
 use std::ffi::c_void;
 
-use ascendcl_sys::{Aclnn, SymbolError, aclIntArray, aclOpExecutor, aclScalar, aclTensor, aclnnStatus, aclrtStream};
+use ascendcl_sys::{
+    Aclnn, SymbolError, aclIntArray, aclOpExecutor, aclScalar, aclTensor, aclnnStatus, aclrtStream,
+};
 
 use crate::call::recent_message;
 use crate::context::Context;
@@ -70,7 +72,11 @@ impl<'a> Phase1<'a> {
         )))
     }
 
-    fn describe(&mut self, storage: &Storage<'a>, t: (crate::ops::DType, &crate::ops::tensor::Layout)) -> Result<*mut aclTensor> {
+    fn describe(
+        &mut self,
+        storage: &Storage<'a>,
+        t: (crate::ops::DType, &crate::ops::tensor::Layout),
+    ) -> Result<*mut aclTensor> {
         let desc = TensorDesc::new(self.aclnn, storage, t.0, t.1)?;
         let raw = desc.raw;
         self.tensors.push(desc);
@@ -82,7 +88,12 @@ impl<'a> Phase1<'a> {
         self.same_device(&t.storage, role)?;
         let raw = self.describe(&t.storage, (t.dtype, &t.layout))?;
         self.reads.push(t.storage);
-        self.slots.push(Slot::of(SlotKind::Input, self.tensors.len() - 1, t.dtype, &t.layout));
+        self.slots.push(Slot::of(
+            SlotKind::Input,
+            self.tensors.len() - 1,
+            t.dtype,
+            &t.layout,
+        ));
         Ok(raw)
     }
 
@@ -91,7 +102,12 @@ impl<'a> Phase1<'a> {
         self.same_device(&t.storage, role)?;
         let raw = self.describe(&t.storage, (t.dtype, &t.layout))?;
         self.writes.push(t.storage);
-        self.slots.push(Slot::of(SlotKind::Output, self.tensors.len() - 1, t.dtype, &t.layout));
+        self.slots.push(Slot::of(
+            SlotKind::Output,
+            self.tensors.len() - 1,
+            t.dtype,
+            &t.layout,
+        ));
         Ok(raw)
     }
 
@@ -101,7 +117,12 @@ impl<'a> Phase1<'a> {
         self.same_device(&t.storage, role)?;
         let raw = self.describe(&t.storage, (t.dtype, &t.layout))?;
         self.writes.push(t.storage);
-        self.slots.push(Slot::of(SlotKind::InPlace, self.tensors.len() - 1, t.dtype, &t.layout));
+        self.slots.push(Slot::of(
+            SlotKind::InPlace,
+            self.tensors.len() - 1,
+            t.dtype,
+            &t.layout,
+        ));
         Ok(raw)
     }
 
@@ -126,7 +147,11 @@ impl<'a> Phase1<'a> {
     pub(crate) fn run(
         self,
         phase2: Phase2,
-        call: impl FnOnce(&Aclnn, *mut u64, *mut *mut aclOpExecutor) -> std::result::Result<aclnnStatus, SymbolError>,
+        call: impl FnOnce(
+            &Aclnn,
+            *mut u64,
+            *mut *mut aclOpExecutor,
+        ) -> std::result::Result<aclnnStatus, SymbolError>,
     ) -> Result<Prepared<'a>> {
         self.ctx.bind()?;
         let mut workspace_size = 0u64;
@@ -150,7 +175,11 @@ impl<'a> Phase1<'a> {
 pub(crate) fn phase1_name(op: &str) -> &'static str {
     ascendcl_sys::ACLNN_FUNCTIONS
         .iter()
-        .find(|f| f.strip_prefix("aclnn").and_then(|r| r.strip_suffix("GetWorkspaceSize")) == Some(op))
+        .find(|f| {
+            f.strip_prefix("aclnn")
+                .and_then(|r| r.strip_suffix("GetWorkspaceSize"))
+                == Some(op)
+        })
         .copied()
         .unwrap_or("aclnn phase 1")
 }

@@ -10,14 +10,14 @@ use ascendcl_sys::{Aclnn, aclOpExecutor};
 use crate::call::recent_message;
 use crate::error::{AclError, Error, Result};
 use crate::event::Marker;
-use crate::memory::sealed::Sealed;
 use crate::memory::DeviceSlice;
+use crate::memory::sealed::Sealed;
+use crate::ops::DType;
 use crate::ops::descriptor::{IntArrayDesc, ScalarDesc, TensorDesc};
-use crate::ops::phase1::{Phase1, Phase2, phase2_name};
 use crate::ops::pending::OpPending;
+use crate::ops::phase1::{Phase1, Phase2, phase2_name};
 use crate::ops::tensor::{Layout, Storage};
 use crate::ops::workspace::{Source, Workspace};
-use crate::ops::DType;
 use crate::stream::Stream;
 use crate::tracker::{self, Access, UseTracker};
 
@@ -92,7 +92,12 @@ impl std::fmt::Debug for Prepared<'_> {
 }
 
 impl<'a> Prepared<'a> {
-    pub(crate) fn new(p: Phase1<'a>, phase2: Phase2, executor: *mut aclOpExecutor, workspace_size: u64) -> Self {
+    pub(crate) fn new(
+        p: Phase1<'a>,
+        phase2: Phase2,
+        executor: *mut aclOpExecutor,
+        workspace_size: u64,
+    ) -> Self {
         Prepared {
             op: p.op,
             aclnn: p.aclnn,
@@ -125,7 +130,11 @@ impl<'a> Prepared<'a> {
     /// `workspace`. Returns a guard that keeps the tensors borrowed until it
     /// is waited on; every tensor's memory remembers the launch, so leaking
     /// the guard still orders later uses after it.
-    pub fn launch(mut self, stream: &'a Stream, workspace: impl Into<Workspace<'a>>) -> Result<OpPending<'a>> {
+    pub fn launch(
+        mut self,
+        stream: &'a Stream,
+        workspace: impl Into<Workspace<'a>>,
+    ) -> Result<OpPending<'a>> {
         let executor = std::mem::replace(&mut self.executor, std::ptr::null_mut());
         let result = launch_executor(
             LaunchArgs {
@@ -184,6 +193,11 @@ pub(crate) struct LaunchArgs<'s, 'a> {
     pub(crate) single_use: bool,
 }
 
+/// A launch's marker and the trackers that learned it, or the error and
+/// whether phase 2 was called.
+pub(crate) type Launched<'a> =
+    std::result::Result<(Arc<Marker>, Vec<&'a UseTracker>), (Error, bool)>;
+
 /// The launch itself. On error, says whether phase 2 was called (a
 /// single-use executor is then gone: nnopbase deletes it after the run
 /// whatever the result, hicann/opbase v8.5.0
@@ -192,7 +206,7 @@ pub(crate) fn launch_executor<'a>(
     args: LaunchArgs<'_, 'a>,
     stream: &'a Stream,
     workspace: Workspace<'a>,
-) -> std::result::Result<(Arc<Marker>, Vec<&'a UseTracker>), (Error, bool)> {
+) -> Launched<'a> {
     let not_called = |error: Error| (error, false);
     let raw = stream.bound().map_err(not_called)?;
     let device = stream.context().device_id();
@@ -216,7 +230,8 @@ pub(crate) fn launch_executor<'a>(
             ))));
         }
         (_, Source::Allocator(allocator)) => {
-            let bytes = usize::try_from(size).map_err(|_| not_called(Error::invalid("workspace size overflows usize")))?;
+            let bytes = usize::try_from(size)
+                .map_err(|_| not_called(Error::invalid("workspace size overflows usize")))?;
             let b = allocator.alloc::<u8>(stream, bytes).map_err(not_called)?;
             let ptr = b.as_device_ptr().cast_mut();
             block = Some(b);
@@ -232,12 +247,15 @@ pub(crate) fn launch_executor<'a>(
             }
             let parts = buffer.raw_parts();
             if parts.ctx.device_id() != device {
-                return Err(not_called(Error::invalid("the workspace buffer is on another device")));
+                return Err(not_called(Error::invalid(
+                    "the workspace buffer is on another device",
+                )));
             }
             (parts.ptr, Some(parts.tracker))
         }
     };
-    let mut touches: Vec<(&UseTracker, Access)> = Vec::with_capacity(args.reads.len() + args.writes.len() + 1);
+    let mut touches: Vec<(&UseTracker, Access)> =
+        Vec::with_capacity(args.reads.len() + args.writes.len() + 1);
     touches.extend(args.reads.iter().map(|s| (s.tracker, Access::Read)));
     touches.extend(args.writes.iter().map(|s| (s.tracker, Access::Write)));
     let block_tracker = block.as_ref().map(|b| b.raw_parts().tracker);

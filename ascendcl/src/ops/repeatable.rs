@@ -4,8 +4,8 @@ use ascendcl_sys::{Aclnn, aclOpExecutor};
 
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
-use crate::ops::phase1::Phase2;
 use crate::ops::pending::OpPending;
+use crate::ops::phase1::Phase2;
 use crate::ops::prepared::{Descriptors, LaunchArgs, Prepared, Slot, SlotKind, launch_executor};
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
 use crate::ops::workspace::Workspace;
@@ -98,8 +98,16 @@ impl Repeatable {
         writes: Vec<TensorMut<'a>>,
         workspace: impl Into<Workspace<'a>>,
     ) -> Result<OpPending<'a>> {
-        let read_slots: Vec<&Slot> = self.slots.iter().filter(|s| s.kind == SlotKind::Input).collect();
-        let write_slots: Vec<&Slot> = self.slots.iter().filter(|s| s.kind != SlotKind::Input).collect();
+        let read_slots: Vec<&Slot> = self
+            .slots
+            .iter()
+            .filter(|s| s.kind == SlotKind::Input)
+            .collect();
+        let write_slots: Vec<&Slot> = self
+            .slots
+            .iter()
+            .filter(|s| s.kind != SlotKind::Input)
+            .collect();
         if reads.len() != read_slots.len() || writes.len() != write_slots.len() {
             return Err(Error::invalid(format!(
                 "aclnn{} was prepared with {} read and {} written tensors, not {} and {}",
@@ -137,11 +145,21 @@ impl Repeatable {
                 match slot.kind {
                     SlotKind::Output => {
                         output_index += 1;
-                        self.aclnn.aclSetOutputTensorAddr(self.executor, output_index - 1, desc, storage.ptr)
+                        self.aclnn.aclSetOutputTensorAddr(
+                            self.executor,
+                            output_index - 1,
+                            desc,
+                            storage.ptr,
+                        )
                     }
                     _ => {
                         input_index += 1;
-                        self.aclnn.aclSetInputTensorAddr(self.executor, input_index - 1, desc, storage.ptr)
+                        self.aclnn.aclSetInputTensorAddr(
+                            self.executor,
+                            input_index - 1,
+                            desc,
+                            storage.ptr,
+                        )
                     }
                 }
             }?;
@@ -159,7 +177,8 @@ impl Repeatable {
             writes: &write_storage,
             single_use: false,
         };
-        let (marker, trackers) = launch_executor(args, stream, workspace.into()).map_err(|(e, _)| e)?;
+        let (marker, trackers) =
+            launch_executor(args, stream, workspace.into()).map_err(|(e, _)| e)?;
         if !self.launched_on.iter().any(|s| s.same_as(stream)) {
             self.launched_on.push(stream.clone());
         }
@@ -167,7 +186,12 @@ impl Repeatable {
         Ok(OpPending::new(self.op, stream, &marker, trackers))
     }
 
-    fn check(&self, slot: &Slot, dtype: crate::ops::DType, layout: &crate::ops::tensor::Layout) -> Result<()> {
+    fn check(
+        &self,
+        slot: &Slot,
+        dtype: crate::ops::DType,
+        layout: &crate::ops::tensor::Layout,
+    ) -> Result<()> {
         if slot.dtype == dtype && slot.layout == *layout {
             return Ok(());
         }

@@ -47,7 +47,13 @@ fn to_i64(what: &str, v: usize) -> Result<i64> {
 }
 
 /// Checks a view against its storage before any FFI call.
-fn layout(storage: &Storage<'_>, dtype: DType, shape: &[usize], strides: &[usize], offset: usize) -> Result<Layout> {
+fn layout(
+    storage: &Storage<'_>,
+    dtype: DType,
+    shape: &[usize],
+    strides: &[usize],
+    offset: usize,
+) -> Result<Layout> {
     if shape.len() > MAX_DIMS {
         return Err(Error::invalid(format!(
             "a tensor may have at most {MAX_DIMS} dimensions, not {}",
@@ -87,14 +93,23 @@ fn layout(storage: &Storage<'_>, dtype: DType, shape: &[usize], strides: &[usize
         }
     }
     Ok(Layout {
-        shape: shape.iter().map(|&d| to_i64("dimension", d)).collect::<Result<_>>()?,
-        strides: strides.iter().map(|&s| to_i64("stride", s)).collect::<Result<_>>()?,
+        shape: shape
+            .iter()
+            .map(|&d| to_i64("dimension", d))
+            .collect::<Result<_>>()?,
+        strides: strides
+            .iter()
+            .map(|&s| to_i64("stride", s))
+            .collect::<Result<_>>()?,
         offset: to_i64("offset", offset)?,
     })
 }
 
 /// Storage of `mem` counted in `dtype` elements.
-fn storage_of<'a, T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(mem: &'a S, dtype: DType) -> Result<Storage<'a>> {
+fn storage_of<'a, T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(
+    mem: &'a S,
+    dtype: DType,
+) -> Result<Storage<'a>> {
     let parts = mem.raw_parts();
     let bytes = parts.len * std::mem::size_of::<T>();
     if bytes % dtype.size() != 0 {
@@ -205,7 +220,10 @@ pub struct Tensor<'a> {
 
 impl<'a> Tensor<'a> {
     /// A contiguous row-major view of `shape` at the start of `mem`.
-    pub fn new<T: Element, S: DeviceSlice<T> + ?Sized>(mem: &'a S, shape: &[usize]) -> Result<Tensor<'a>> {
+    pub fn new<T: Element, S: DeviceSlice<T> + ?Sized>(
+        mem: &'a S,
+        shape: &[usize],
+    ) -> Result<Tensor<'a>> {
         Self::strided_as(mem, T::DTYPE, shape, &contiguous_strides(shape), 0)
     }
 
@@ -261,7 +279,10 @@ pub struct TensorMut<'a> {
 
 impl<'a> TensorMut<'a> {
     /// A contiguous row-major view of `shape` at the start of `mem`.
-    pub fn new<T: Element, S: DeviceSliceMut<T> + ?Sized>(mem: &'a mut S, shape: &[usize]) -> Result<TensorMut<'a>> {
+    pub fn new<T: Element, S: DeviceSliceMut<T> + ?Sized>(
+        mem: &'a mut S,
+        shape: &[usize],
+    ) -> Result<TensorMut<'a>> {
         Self::strided_as(mem, T::DTYPE, shape, &contiguous_strides(shape), 0)
     }
 

@@ -27,7 +27,9 @@ pub(crate) enum Source<'w> {
 impl<'w> Workspace<'w> {
     /// No workspace.
     pub fn none() -> Workspace<'static> {
-        Workspace { source: Source::None }
+        Workspace {
+            source: Source::None,
+        }
     }
 
     /// Workspace from a caching allocator (the usual choice).
