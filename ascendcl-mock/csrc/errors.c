@@ -77,7 +77,8 @@ void misuse(aclmockMisuse kind, const char *fmt, ...)
 {
     static const char *const names[ACLMOCK_MISUSE_COUNT] = {
         "DOUBLE_FREE",  "UNKNOWN_POINTER", "DESTROYED_HANDLE", "OUT_OF_BOUNDS", "UNMAP_UNMAPPED",
-        "RELEASE_MAPPED", "USE_AFTER_FREE", "WRONG_CONTEXT",   "HOST_DEREF",
+        "RELEASE_MAPPED", "USE_AFTER_FREE", "WRONG_CONTEXT",   "HOST_DEREF",    "UNORDERED_ACCESS",
+        "PINNED_HOST_ACCESS", "FREE_MAPPED_PHYSICAL",
     };
     char detail[1024];
     va_list ap;

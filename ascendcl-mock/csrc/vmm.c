@@ -69,6 +69,7 @@ void phys_release_if_unused(mock_phys *p)
     }
     p->freed = true;
     p->h.alive = false;
+    order_log_free(&p->log);
     uint64_t lo = 0, hi = 0;
     ea_free(&G.devices[p->device].heap, p->off, p->size, &lo, &hi);
     arena_release_backing(p->device, p->off, p->size, lo, hi);
@@ -320,6 +321,16 @@ ACLMOCK_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
         misuse(ACLMOCK_MISUSE_DOUBLE_FREE, "physical handle p%llu was already freed", (unsigned long long)p->h.id);
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "physical handle p%llu was already freed",
                                  (unsigned long long)p->h.id));
+    }
+    if (p->maps) {
+        /* CANN 8.5.0 docs/api_docs/aclrtFreePhysical.md:34 (constraints): a
+         * mapped handle must be unmapped with aclrtUnmapMem before it is
+         * freed. A precondition the caller broke is misuse. The release is
+         * still deferred to the last unmap (the behaviour the facts record,
+         * and the one that cannot corrupt the arena), and the call succeeds. */
+        misuse(ACLMOCK_MISUSE_FREE_MAPPED_PHYSICAL,
+               "physical handle p%llu still has %u mapping(s): aclrtUnmapMem them before aclrtFreePhysical",
+               (unsigned long long)p->h.id, p->maps);
     }
     p->refs--;
     jo_u64(&c, "mappings", p->maps);

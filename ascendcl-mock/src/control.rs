@@ -67,11 +67,20 @@ pub enum Misuse {
     WrongContext = 7,
     /// Host code dereferenced a device address.
     HostDeref = 8,
+    /// Two accesses to one range, at least one a write, by queued work of
+    /// streams (or a synchronous copy or fill) that no event record/wait
+    /// chain or host synchronize orders.
+    UnorderedAccess = 9,
+    /// The host read, wrote or freed pinned memory (`aclrtMemcpy` from or to
+    /// it, `aclrtFreeHost`) while queued work not known to have finished uses it.
+    PinnedHostAccess = 10,
+    /// `aclrtFreePhysical` of a handle that still has mappings.
+    FreeMappedPhysical = 11,
 }
 
 impl Misuse {
     /// Every kind, in declaration order.
-    pub const ALL: [Misuse; 9] = [
+    pub const ALL: [Misuse; 12] = [
         Misuse::DoubleFree,
         Misuse::UnknownPointer,
         Misuse::DestroyedHandle,
@@ -81,6 +90,9 @@ impl Misuse {
         Misuse::UseAfterFree,
         Misuse::WrongContext,
         Misuse::HostDeref,
+        Misuse::UnorderedAccess,
+        Misuse::PinnedHostAccess,
+        Misuse::FreeMappedPhysical,
     ];
 }
 
@@ -274,8 +286,8 @@ impl Mock {
 
     /// Total misuse of every kind.
     pub fn misuse_total(&self) -> u64 {
-        // SAFETY: ACLMOCK_MISUSE_COUNT (9) asks for the total.
-        unsafe { (self.misuse_count)(9) }
+        // SAFETY: ACLMOCK_MISUSE_COUNT (one past the last kind) asks for the total.
+        unsafe { (self.misuse_count)(Misuse::ALL.len() as u32) }
     }
 
     /// The misuse log, one line per event.

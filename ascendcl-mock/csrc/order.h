@@ -1,0 +1,83 @@
+/*
+ * order.h: the happens-before model of the mock (order.c).
+ *
+ * Every stream has an "order id" and a sparse vector clock; the host (every
+ * application thread together) is one more participant. A queued access
+ * advances its stream's own component; aclrtRecordEvent snapshots the
+ * stream's clock into the event; aclrtStreamWaitEvent joins the event's
+ * snapshot into the waiting stream; a host synchronize (stream, event,
+ * device, a query that reports completion, a stream destroy, a pageable
+ * async copy) joins what it waited for into the host's clock; and every
+ * queued operation joins the host's clock into its stream first (the host
+ * issued it after everything it knew was finished).
+ *
+ * Every allocation extent (aclrtMalloc block, pinned host block, physical
+ * allocation) keeps a bounded log of accesses: byte range, read or write,
+ * and the (order id, clock) of the access. A new access that overlaps a
+ * logged one, where either writes, and whose clock does not cover the logged
+ * one, is a race: counted and logged as ACLMOCK_MISUSE_UNORDERED_ACCESS, or
+ * as ACLMOCK_MISUSE_PINNED_HOST_ACCESS when it is the host touching pinned
+ * memory that queued work uses.
+ *
+ * Physical allocations carry the log, not the virtual mapping, so two
+ * mappings of one allocation share it. Everything runs under G.lock.
+ */
+#ifndef ACLMOCK_INTERNAL_ORDER_H
+#define ACLMOCK_INTERNAL_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mock_obj;
+struct mock_stream;
+struct mock_event;
+struct mock_task;
+
+/* Order id of the host; streams count from ORDER_HOST + 1. */
+#define ORDER_HOST 1u
+
+typedef struct vc_ent {
+    uint32_t id;
+    uint64_t clk;
+} vc_ent;
+
+/* Sparse vector clock, sorted by id. An empty clock knows nothing. */
+typedef struct vclock {
+    vc_ent *v;
+    uint32_t n, cap;
+} vclock;
+
+void vc_free(vclock *c);
+void vc_copy(vclock *dst, const vclock *src);
+void vc_join(vclock *dst, const vclock *src);
+
+/* Per-extent access log (opaque); NULL until the first access. */
+typedef struct acc_log acc_log;
+void order_log_free(acc_log **log);
+
+void order_stream_init(struct mock_stream *s);
+/* Called by stream_enqueue for every task: brings the host's knowledge into
+ * the stream, and snapshots the stream for host callbacks. */
+void order_enqueue(struct mock_stream *s, struct mock_task *t);
+/* The host now knows that everything `c` covers has finished. */
+void order_host_learn(const vclock *c);
+/* A host function queued on a stream starts or ends on this thread: its
+ * calls act at the function's place in the stream's order. */
+void order_callback_enter(struct mock_stream *s, const struct mock_task *t);
+void order_callback_leave(void);
+void order_record(struct mock_event *ev, struct mock_stream *s);
+void order_wait(struct mock_stream *s, const struct mock_event *ev);
+
+/* An access to [p, p+n) by queued work on `s`, or by the host when s is
+ * NULL (synchronous copies and fills). `fn` names the call for the log.
+ * Pageable host memory is not tracked. The range must have been validated. */
+void order_access(struct mock_stream *s, const void *p, size_t n, bool write, int fn);
+/* The host frees a pinned block: a write to all of it; drops the log. */
+void order_free_pinned(acc_log **log, uint64_t host_id, size_t size);
+
+/* Frees the clock or log of a stream, event or physical handle at reset. */
+void order_obj_free(struct mock_obj *o);
+void order_reset_locked(void);
+
+#endif /* ACLMOCK_INTERNAL_ORDER_H */
