@@ -89,8 +89,9 @@ ACLMOCK_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, 
         return call_end(&c, rc);
     }
     /* not ordered with queued work: the host's own access (order.c) */
-    order_access(NULL, src, count, false, FN_aclrtMemcpy);
-    order_access(NULL, dst, count, true, FN_aclrtMemcpy);
+    int m = order_access(NULL, src, count, false, FN_aclrtMemcpy);
+    int m2 = order_access(NULL, dst, count, true, FN_aclrtMemcpy);
+    order_journal(&c, m >= 0 ? m : m2);
     mem_copy(dst, src, count);
     return call_end(&c, ACL_SUCCESS);
 }
@@ -131,8 +132,9 @@ ACLMOCK_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *
     t->u.copy.count = count;
     t->u.copy.dst_fp = rd.fp;
     t->u.copy.src_fp = rs.fp;
-    order_access(s, src, count, false, FN_aclrtMemcpyAsync);
-    order_access(s, dst, count, true, FN_aclrtMemcpyAsync);
+    int m = order_access(s, src, count, false, FN_aclrtMemcpyAsync);
+    int m2 = order_access(s, dst, count, true, FN_aclrtMemcpyAsync);
+    order_journal(&c, m >= 0 ? m : m2);
     rc = stream_enqueue(s, t);
     if (rc) {
         return call_end(&c, rc);
@@ -191,7 +193,7 @@ ACLMOCK_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value
     if (rc) {
         return call_end(&c, rc);
     }
-    order_access(NULL, devPtr, count, true, FN_aclrtMemset);
+    order_journal(&c, order_access(NULL, devPtr, count, true, FN_aclrtMemset));
     mem_fill(devPtr, value, count);
     return call_end(&c, ACL_SUCCESS);
 }
@@ -226,7 +228,7 @@ ACLMOCK_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t 
     t->u.set.value = value;
     t->u.set.count = count;
     t->u.set.fp = r.fp;
-    order_access(s, devPtr, count, true, FN_aclrtMemsetAsync);
+    order_journal(&c, order_access(s, devPtr, count, true, FN_aclrtMemsetAsync));
     return call_end(&c, stream_enqueue(s, t));
 }
 

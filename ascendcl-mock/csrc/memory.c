@@ -285,7 +285,7 @@ ACLMOCK_EXPORT aclError aclrtFreeHost(void *hostPtr)
     }
     uint64_t id = h->id;
     /* freeing is a host write to all of it: queued copies must be known done */
-    order_free_pinned(&h->log, h->id, h->size);
+    order_journal(&c, order_free_pinned(&h->log, h->id, h->size));
     size_t idx = (size_t)(h - G.hosts);
     memmove(&G.hosts[idx], &G.hosts[idx + 1], (G.nhosts - idx - 1) * sizeof(*h));
     G.nhosts--;

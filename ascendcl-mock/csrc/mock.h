@@ -384,6 +384,7 @@ aclError fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
 aclError fail_verbatim(aclError code, const char *line);
 /* Counts and logs a misuse (and aborts if ASCENDCL_MOCK_ABORT_ON_MISUSE=1). */
 void misuse(aclmockMisuse kind, const char *fmt, ...) MOCK_PRINTF(2, 3);
+const char *misuse_name(aclmockMisuse kind); /* "DOUBLE_FREE", ... */
 void errors_reset_locked(void);
 
 /* ------------------------------------------------------------- journal */

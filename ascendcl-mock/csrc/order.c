@@ -178,7 +178,7 @@ static void who(const acc_rec *r, char *buf, size_t cap)
     }
 }
 
-static void report(const acc_rec *me, const acc_rec *r, char tag, uint64_t xid, bool pinned)
+static int report(const acc_rec *me, const acc_rec *r, char tag, uint64_t xid, bool pinned)
 {
     char a[48], b[48];
     who(me, a, sizeof(a));
@@ -191,10 +191,12 @@ static void report(const acc_rec *me, const acc_rec *r, char tag, uint64_t xid, 
            me->write ? "write" : "read", tag, (unsigned long long)xid, (unsigned long long)me->lo,
            (unsigned long long)me->hi, a, r->write ? "write" : "read", tag, (unsigned long long)xid,
            (unsigned long long)r->lo, (unsigned long long)r->hi, b, mock_fn_names[r->fn]);
+    return (int)kind;
 }
 
-/* Checks `me` against the log of one extent, then logs it. */
-static void log_access(acc_log **plog, char tag, uint64_t xid, bool pinned, const acc_rec *me, const vclock *vc)
+/* Checks `me` against the log of one extent, then logs it. Returns the
+ * misuse kind reported, or -1. */
+static int log_access(acc_log **plog, char tag, uint64_t xid, bool pinned, const acc_rec *me, const vclock *vc)
 {
     acc_log *lg = *plog;
     if (!lg) {
@@ -204,15 +206,14 @@ static void log_access(acc_log **plog, char tag, uint64_t xid, bool pinned, cons
         }
         *plog = lg;
     }
-    bool reported = false;
+    int reported = -1;
     uint32_t k = 0;
     for (uint32_t i = 0; i < lg->n; i++) {
         const acc_rec *r = &lg->v[i];
         bool ordered = r->ord == me->ord || vc_get(vc, r->ord) >= r->clk;
         bool overlap = r->lo < me->hi && me->lo < r->hi;
-        if (!ordered && overlap && (r->write || me->write) && !reported) {
-            report(me, r, tag, xid, pinned);
-            reported = true;
+        if (!ordered && overlap && (r->write || me->write) && reported < 0) {
+            reported = report(me, r, tag, xid, pinned);
         }
         bool covered = ordered && r->lo >= me->lo && r->hi <= me->hi && (me->write || !r->write);
         if (!covered) {
@@ -225,6 +226,7 @@ static void log_access(acc_log **plog, char tag, uint64_t xid, bool pinned, cons
         lg->n--;
     }
     lg->v[lg->n++] = *me;
+    return reported;
 }
 
 /* The next clock of an accessor, and the clock its accesses are judged by. */
@@ -256,7 +258,7 @@ static const vclock *tick(mock_stream *s, acc_rec *me)
     return &s->vc;
 }
 
-void order_access(mock_stream *s, const void *p, size_t n, bool write, int fn)
+int order_access(mock_stream *s, const void *p, size_t n, bool write, int fn)
 {
     uintptr_t a = (uintptr_t)p;
     int dev = -1;
@@ -265,56 +267,66 @@ void order_access(mock_stream *s, const void *p, size_t n, bool write, int fn)
     if (!mem_window(a, &dev, &vmm)) {
         mock_host *h = host_find(a, true);
         if (!h) {
-            return; /* pageable host memory: the runtime touches it synchronously */
+            return -1; /* pageable host memory: the runtime touches it synchronously */
         }
         const vclock *vc = tick(s, &me);
         me.lo = a - h->addr;
         me.hi = me.lo + n;
-        log_access(&h->log, 'h', h->id, true, &me, vc);
-        return;
+        return log_access(&h->log, 'h', h->id, true, &me, vc);
     }
     mock_device *d = &G.devices[dev];
     if (!vmm) {
         mock_alloc *al = alloc_find(d, a - d->mwin, true);
         if (!al) {
-            return;
+            return -1;
         }
         const vclock *vc = tick(s, &me);
         me.lo = a - d->mwin - al->off;
         me.hi = me.lo + n;
-        log_access(&al->log, 'm', al->id, false, &me, vc);
-        return;
+        return log_access(&al->log, 'm', al->id, false, &me, vc);
     }
     uint64_t voff = a - d->vwin;
     mock_resv *r = resv_find(d, voff);
     if (!r) {
-        return;
+        return -1;
     }
     const vclock *vc = tick(s, &me);
     uint64_t cur = voff - r->off, end = cur + n;
+    int reported = -1;
     while (cur < end) {
         mock_map *m = map_find(r, cur);
         if (!m) {
-            return;
+            break;
         }
         uint64_t stop = m->off + m->size < end ? m->off + m->size : end;
         me.lo = cur - m->off;
         me.hi = stop - m->off;
-        log_access(&m->phys->log, 'p', m->phys->h.id, false, &me, vc);
+        int k = log_access(&m->phys->log, 'p', m->phys->h.id, false, &me, vc);
+        reported = reported < 0 ? k : reported;
         cur = stop;
     }
+    return reported;
 }
 
-void order_free_pinned(acc_log **log, uint64_t host_id, size_t size)
+int order_free_pinned(acc_log **log, uint64_t host_id, size_t size)
 {
+    int reported = -1;
     if (*log) {
         acc_rec me = {.write = true, .fn = tls()->cur_fn >= 0 ? tls()->cur_fn : FN_aclrtFreeHost, .dev = -1};
         const vclock *vc = tick(NULL, &me);
         me.lo = 0;
         me.hi = size;
-        log_access(log, 'h', host_id, true, &me, vc);
+        reported = log_access(log, 'h', host_id, true, &me, vc);
     }
     order_log_free(log);
+    return reported;
+}
+
+void order_journal(mock_call *c, int kind)
+{
+    if (kind >= 0) {
+        jo_str(c, "misuse", misuse_name((aclmockMisuse)kind));
+    }
 }
 
 void order_obj_free(mock_obj *o)

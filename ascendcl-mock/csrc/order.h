@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct mock_call;
 struct mock_obj;
 struct mock_stream;
 struct mock_event;
@@ -71,10 +72,14 @@ void order_wait(struct mock_stream *s, const struct mock_event *ev);
 
 /* An access to [p, p+n) by queued work on `s`, or by the host when s is
  * NULL (synchronous copies and fills). `fn` names the call for the log.
- * Pageable host memory is not tracked. The range must have been validated. */
-void order_access(struct mock_stream *s, const void *p, size_t n, bool write, int fn);
-/* The host frees a pinned block: a write to all of it; drops the log. */
-void order_free_pinned(acc_log **log, uint64_t host_id, size_t size);
+ * Pageable host memory is not tracked. The range must have been validated.
+ * Returns the misuse kind it reported, or -1. */
+int order_access(struct mock_stream *s, const void *p, size_t n, bool write, int fn);
+/* The host frees a pinned block: a write to all of it; drops the log.
+ * Returns the misuse kind it reported, or -1. */
+int order_free_pinned(acc_log **log, uint64_t host_id, size_t size);
+/* Adds "misuse":"<KIND>" to the call's journal out-values if kind >= 0. */
+void order_journal(struct mock_call *c, int kind);
 
 /* Frees the clock or log of a stream, event or physical handle at reset. */
 void order_obj_free(struct mock_obj *o);

@@ -331,6 +331,7 @@ ACLMOCK_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
         misuse(ACLMOCK_MISUSE_FREE_MAPPED_PHYSICAL,
                "physical handle p%llu still has %u mapping(s): aclrtUnmapMem them before aclrtFreePhysical",
                (unsigned long long)p->h.id, p->maps);
+        order_journal(&c, ACLMOCK_MISUSE_FREE_MAPPED_PHYSICAL);
     }
     p->refs--;
     jo_u64(&c, "mappings", p->maps);

@@ -94,6 +94,30 @@ impl Misuse {
         Misuse::PinnedHostAccess,
         Misuse::FreeMappedPhysical,
     ];
+
+    /// The name the misuse log, the abort message and the journal use,
+    /// e.g. `"UNORDERED_ACCESS"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Misuse::DoubleFree => "DOUBLE_FREE",
+            Misuse::UnknownPointer => "UNKNOWN_POINTER",
+            Misuse::DestroyedHandle => "DESTROYED_HANDLE",
+            Misuse::OutOfBounds => "OUT_OF_BOUNDS",
+            Misuse::UnmapUnmapped => "UNMAP_UNMAPPED",
+            Misuse::ReleaseMapped => "RELEASE_MAPPED",
+            Misuse::UseAfterFree => "USE_AFTER_FREE",
+            Misuse::WrongContext => "WRONG_CONTEXT",
+            Misuse::HostDeref => "HOST_DEREF",
+            Misuse::UnorderedAccess => "UNORDERED_ACCESS",
+            Misuse::PinnedHostAccess => "PINNED_HOST_ACCESS",
+            Misuse::FreeMappedPhysical => "FREE_MAPPED_PHYSICAL",
+        }
+    }
+
+    /// The kind with this [`name`](Misuse::name).
+    pub fn from_name(name: &str) -> Option<Misuse> {
+        Misuse::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// A snapshot of every live-resource count.

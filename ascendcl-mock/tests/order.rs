@@ -94,6 +94,50 @@ fn two_writes_from_unordered_streams_are_an_unordered_access_naming_both_calls()
 }
 
 #[test]
+fn the_journal_marks_the_racing_call_with_its_misuse_kind() {
+    let w = Two::new();
+    let h = w.t.malloc_host(N).unwrap();
+    let from = w.t.s.journal_len() + 1;
+    assert_eq!(w.t.memset_async(w.a, N, 1, N, w.s1), OK);
+    assert_eq!(w.t.memset_async(w.a, N, 2, N, w.s2), OK);
+    assert_eq!(w.t.memcpy_async(h, N, w.b, N, D2H, w.s1), OK);
+    assert_eq!(w.t.free_host(h), OK);
+    let marks: Vec<(String, Option<Misuse>)> =
+        w.t.s
+            .journal_since(from)
+            .iter()
+            .map(|e| (e.function().to_string(), e.misuse()))
+            .collect();
+    let expected = [
+        ("aclrtMemsetAsync", None),
+        ("aclrtMemsetAsync", Some(Misuse::UnorderedAccess)),
+        ("aclrtMemcpyAsync", None),
+        ("aclrtFreeHost", Some(Misuse::PinnedHostAccess)),
+    ];
+    let expected: Vec<(String, Option<Misuse>)> =
+        expected.iter().map(|(f, m)| (f.to_string(), *m)).collect();
+    assert_eq!(marks, expected);
+    assert_eq!(w.t.sync_stream(w.s1), OK);
+    let use_after_free = w.t.s.misuse(Misuse::UseAfterFree);
+    assert_eq!(w.t.s.misuse_total(), 2 + use_after_free);
+    assert_eq!(w.t.free(w.a), OK);
+    assert_eq!(w.t.free(w.b), OK);
+    assert_eq!(w.t.destroy_stream(w.s1), OK);
+    assert_eq!(w.t.destroy_stream(w.s2), OK);
+    assert_eq!(w.t.reset_device(0), OK);
+    assert!(w.t.s.live_counts().is_empty());
+}
+
+#[test]
+fn misuse_names_round_trip_through_the_journal_spelling() {
+    for kind in Misuse::ALL {
+        assert_eq!(Misuse::from_name(kind.name()), Some(kind));
+    }
+    assert_eq!(Misuse::UnorderedAccess.name(), "UNORDERED_ACCESS");
+    assert_eq!(Misuse::from_name("NOT_A_KIND"), None);
+}
+
+#[test]
 fn a_read_overlapping_part_of_an_unordered_write_is_an_unordered_access() {
     let w = Two::new();
     assert_eq!(w.t.memset_async(w.a, N, 1, N, w.s1), OK);

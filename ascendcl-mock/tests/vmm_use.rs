@@ -79,6 +79,9 @@ fn free_physical_while_mapped_is_misuse_and_the_release_waits_for_the_unmap() {
     // the docs ask for aclrtUnmapMem first: misuse, but the call succeeds
     t.assert_misuse(Misuse::FreeMappedPhysical, 1);
     assert!(t.s.misuse_log().contains("p1 still has 1 mapping"));
+    let last = t.s.journal().pop().unwrap();
+    assert_eq!(last.function(), "aclrtFreePhysical");
+    assert_eq!(last.misuse(), Some(Misuse::FreeMappedPhysical));
     assert_eq!(
         t.s.live(Resource::Physical),
         1,
