@@ -225,7 +225,8 @@ ACLMOCK_EXPORT aclError aclrtFree(void *devPtr)
     memmove(&d->allocs[idx], &d->allocs[idx + 1], (d->nallocs - idx - 1) * sizeof(*al));
     d->nallocs--;
     uint64_t lo = 0, hi = 0;
-    order_log_free(&gone.log);
+    /* freeing is a host write to all of it: queued work must be known done */
+    order_journal(&c, order_free(&gone.log, 'm', gone.id, gone.size));
     ea_free(&d->heap, gone.off, gone.consumed, &lo, &hi);
     arena_release_backing(dev, gone.off, gone.consumed, lo, hi);
     pm_put(&G.freed_dev, a, gone.id);
@@ -285,7 +286,7 @@ ACLMOCK_EXPORT aclError aclrtFreeHost(void *hostPtr)
     }
     uint64_t id = h->id;
     /* freeing is a host write to all of it: queued copies must be known done */
-    order_journal(&c, order_free_pinned(&h->log, h->id, h->size));
+    order_journal(&c, order_free(&h->log, 'h', h->id, h->size));
     size_t idx = (size_t)(h - G.hosts);
     memmove(&G.hosts[idx], &G.hosts[idx + 1], (G.nhosts - idx - 1) * sizeof(*h));
     G.nhosts--;

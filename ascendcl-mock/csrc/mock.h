@@ -501,7 +501,8 @@ mock_alloc *alloc_find(mock_device *d, uint64_t off, bool containing);
 mock_host *host_find(uintptr_t addr, bool containing);
 mock_resv *resv_find(mock_device *d, uint64_t off);
 mock_map *map_find(mock_resv *r, uint64_t off);
-void phys_release_if_unused(mock_phys *p);
+/* Returns the misuse kind the release reported (order.c), or -1. */
+int phys_release_if_unused(mock_phys *p);
 /* A physical handle argument; NULL (with error and misuse) when invalid. */
 mock_phys *phys_arg(const void *handle, bool allow_freed);
 /* The reservation holding `va` (its device in *dev), or NULL. */

@@ -26,6 +26,7 @@ typedef struct acc_rec {
     int32_t dev;     /* device of the stream */
     int fn;          /* the call */
     bool write;
+    bool free;       /* the host freeing the extent (a write) */
 } acc_rec;
 
 struct acc_log {
@@ -188,7 +189,7 @@ static int report(const acc_rec *me, const acc_rec *r, char tag, uint64_t xid, b
     misuse(kind,
            "%s of %c%llu[0x%llx, 0x%llx) by %s is not ordered after the %s of %c%llu[0x%llx, 0x%llx) by %s "
            "(queued by %s): no event record/wait chain or host synchronize between them",
-           me->write ? "write" : "read", tag, (unsigned long long)xid, (unsigned long long)me->lo,
+           me->free ? "free" : me->write ? "write" : "read", tag, (unsigned long long)xid, (unsigned long long)me->lo,
            (unsigned long long)me->hi, a, r->write ? "write" : "read", tag, (unsigned long long)xid,
            (unsigned long long)r->lo, (unsigned long long)r->hi, b, mock_fn_names[r->fn]);
     return (int)kind;
@@ -308,15 +309,15 @@ int order_access(mock_stream *s, const void *p, size_t n, bool write, int fn)
     return reported;
 }
 
-int order_free_pinned(acc_log **log, uint64_t host_id, size_t size)
+int order_free(acc_log **log, char tag, uint64_t id, uint64_t size)
 {
     int reported = -1;
     if (*log) {
-        acc_rec me = {.write = true, .fn = tls()->cur_fn >= 0 ? tls()->cur_fn : FN_aclrtFreeHost, .dev = -1};
+        acc_rec me = {.write = true, .free = true, .fn = tls()->cur_fn >= 0 ? tls()->cur_fn : FN_aclrtFree, .dev = -1};
         const vclock *vc = tick(NULL, &me);
         me.lo = 0;
         me.hi = size;
-        reported = log_access(log, 'h', host_id, true, &me, vc);
+        reported = log_access(log, tag, id, tag == 'h', &me, vc);
     }
     order_log_free(log);
     return reported;

@@ -75,9 +75,11 @@ void order_wait(struct mock_stream *s, const struct mock_event *ev);
  * Pageable host memory is not tracked. The range must have been validated.
  * Returns the misuse kind it reported, or -1. */
 int order_access(struct mock_stream *s, const void *p, size_t n, bool write, int fn);
-/* The host frees a pinned block: a write to all of it; drops the log.
- * Returns the misuse kind it reported, or -1. */
-int order_free_pinned(acc_log **log, uint64_t host_id, size_t size);
+/* The host frees an extent (tag 'm' aclrtMalloc block, 'h' pinned block,
+ * 'p' physical allocation) of `size` bytes: a write to all of it, so every
+ * logged access must be known finished; drops the log. Returns the misuse
+ * kind it reported, or -1. */
+int order_free(acc_log **log, char tag, uint64_t id, uint64_t size);
 /* Adds "misuse":"<KIND>" to the call's journal out-values if kind >= 0. */
 void order_journal(struct mock_call *c, int kind);
 

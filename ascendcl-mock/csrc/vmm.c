@@ -62,18 +62,20 @@ mock_phys *phys_arg(const void *handle, bool allow_freed)
     return p;
 }
 
-void phys_release_if_unused(mock_phys *p)
+int phys_release_if_unused(mock_phys *p)
 {
     if (p->freed || p->refs || p->maps) {
-        return;
+        return -1;
     }
     p->freed = true;
     p->h.alive = false;
-    order_log_free(&p->log);
+    /* by the last aclrtFreePhysical or aclrtUnmapMem */
+    int reported = order_free(&p->log, 'p', p->h.id, p->size);
     uint64_t lo = 0, hi = 0;
     ea_free(&G.devices[p->device].heap, p->off, p->size, &lo, &hi);
     arena_release_backing(p->device, p->off, p->size, lo, hi);
     G.live[ACLMOCK_RES_PHYSICAL]--;
+    return reported;
 }
 
 /* The reservation holding `va`, with *dev set; NULL if none. */
@@ -335,7 +337,7 @@ ACLMOCK_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
     }
     p->refs--;
     jo_u64(&c, "mappings", p->maps);
-    phys_release_if_unused(p); /* deferred while mapped */
+    order_journal(&c, phys_release_if_unused(p)); /* deferred while mapped */
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -441,6 +443,6 @@ ACLMOCK_EXPORT aclError aclrtUnmapMem(void *virPtr)
     r->nmaps--;
     p->maps--;
     G.live[ACLMOCK_RES_MAPPING]--;
-    phys_release_if_unused(p);
+    order_journal(&c, phys_release_if_unused(p));
     return call_end(&c, ACL_SUCCESS);
 }

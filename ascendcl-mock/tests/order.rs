@@ -55,9 +55,8 @@ impl Two {
         Two { t, s1, s2, a, b }
     }
 
-    /// Synchronizes and frees everything; `misuse` of `kind` must have been
-    /// counted (and nothing else), and nothing may stay alive.
-    fn finish(self, kind: Misuse, misuse: u64) {
+    /// Synchronizes and frees everything; nothing may stay alive.
+    fn clean_up(&self) {
         let t = &self.t;
         assert_eq!(t.sync_stream(self.s1), OK);
         assert_eq!(t.sync_stream(self.s2), OK);
@@ -66,8 +65,13 @@ impl Two {
         assert_eq!(t.destroy_stream(self.s1), OK);
         assert_eq!(t.destroy_stream(self.s2), OK);
         assert_eq!(t.reset_device(0), OK);
-        t.assert_misuse(kind, misuse);
         assert!(t.s.live_counts().is_empty(), "{:?}", t.s.live_counts());
+    }
+
+    /// Cleans up; `misuse` of `kind` must have been counted, and nothing else.
+    fn finish(self, kind: Misuse, misuse: u64) {
+        self.clean_up();
+        self.t.assert_misuse(kind, misuse);
     }
 }
 
@@ -120,12 +124,7 @@ fn the_journal_marks_the_racing_call_with_its_misuse_kind() {
     assert_eq!(w.t.sync_stream(w.s1), OK);
     let use_after_free = w.t.s.misuse(Misuse::UseAfterFree);
     assert_eq!(w.t.s.misuse_total(), 2 + use_after_free);
-    assert_eq!(w.t.free(w.a), OK);
-    assert_eq!(w.t.free(w.b), OK);
-    assert_eq!(w.t.destroy_stream(w.s1), OK);
-    assert_eq!(w.t.destroy_stream(w.s2), OK);
-    assert_eq!(w.t.reset_device(0), OK);
-    assert!(w.t.s.live_counts().is_empty());
+    w.clean_up();
 }
 
 #[test]
@@ -375,6 +374,36 @@ fn a_pageable_async_copy_returns_ordered_after_its_stream() {
     w.finish(Misuse::UnorderedAccess, 0);
 }
 
+#[test]
+fn freeing_device_memory_a_queued_copy_still_reads_is_an_unordered_access() {
+    let w = Two::new();
+    let c = w.t.malloc(N, HUGE_FIRST).unwrap();
+    assert_eq!(d2d(&w.t, w.b, c, N, w.s1), OK);
+    assert_eq!(w.t.free(c), OK);
+    assert!(
+        w.t.s
+            .misuse_log()
+            .starts_with("UNORDERED_ACCESS: aclrtFree: free of m3[0x0, 0x1000) by the host")
+    );
+    assert_eq!(w.t.sync_stream(w.s1), OK);
+    // whether the worker also found the block gone depends on timing
+    let use_after_free = w.t.s.misuse(Misuse::UseAfterFree);
+    assert!(use_after_free <= 1);
+    assert_eq!(w.t.s.misuse(Misuse::UnorderedAccess), 1);
+    assert_eq!(w.t.s.misuse_total(), 1 + use_after_free);
+    w.clean_up();
+}
+
+#[test]
+fn freeing_device_memory_after_the_stream_synchronize_is_not_misuse() {
+    let w = Two::new();
+    let c = w.t.malloc(N, HUGE_FIRST).unwrap();
+    assert_eq!(d2d(&w.t, w.b, c, N, w.s1), OK);
+    assert_eq!(w.t.sync_stream(w.s1), OK);
+    assert_eq!(w.t.free(c), OK);
+    w.finish(Misuse::UnorderedAccess, 0);
+}
+
 // ----------------------------------------------------------------- pinned
 
 #[test]
@@ -418,12 +447,7 @@ fn freeing_pinned_memory_a_queued_copy_reads_is_a_pinned_host_access() {
     let use_after_free = w.t.s.misuse(Misuse::UseAfterFree);
     assert!(use_after_free <= 1);
     assert_eq!(w.t.s.misuse_total(), 1 + use_after_free);
-    assert_eq!(w.t.free(w.a), OK);
-    assert_eq!(w.t.free(w.b), OK);
-    assert_eq!(w.t.destroy_stream(w.s1), OK);
-    assert_eq!(w.t.destroy_stream(w.s2), OK);
-    assert_eq!(w.t.reset_device(0), OK);
-    assert!(w.t.s.live_counts().is_empty());
+    w.clean_up();
 }
 
 #[test]
