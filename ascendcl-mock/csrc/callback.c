@@ -118,6 +118,8 @@ void callback_execute(mock_stream *s, mock_task *t)
     r->arg = t->u.host.arg;
     r->thread = t->u.host.thread;
     r->stream = s;
+    r->block = t->u.host.block;
+    r->clk = order_callback_start(s, t);
     r->refs = t->u.host.block ? 2 : 1;
     mock_report **tail = &G.reports;
     while (*tail) {
@@ -187,9 +189,13 @@ ACLMOCK_EXPORT aclError aclrtProcessReport(int32_t timeout)
     }
     uint64_t ran = 0;
     while (r) {
+        if (r->block) {
+            order_callback_enter(r->stream, r->clk);
+        }
         mock_unlock();
         r->fn(r->arg);
         mock_lock();
+        order_callback_leave();
         r->done = true;
         report_unref(r);
         ran++;

@@ -270,6 +270,8 @@ typedef struct mock_report {
     uint64_t thread;
     mock_stream *stream;
     bool done;
+    bool block;   /* ACL_CALLBACK_BLOCK: the stream waits for it */
+    uint64_t clk; /* its place in the stream's order (order.c) */
     int refs;
 } mock_report;
 

@@ -139,11 +139,16 @@ void order_host_learn(const vclock *c)
     }
 }
 
-void order_callback_enter(mock_stream *s, const mock_task *t)
+uint64_t order_callback_start(mock_stream *s, const mock_task *t)
 {
     order_host_learn(&t->snap);
+    return vc_get(&t->snap, s->ord);
+}
+
+void order_callback_enter(mock_stream *s, uint64_t clk)
+{
     tls()->cb_stream = s;
-    tls()->cb_clk = vc_get(&t->snap, s->ord);
+    tls()->cb_clk = clk;
 }
 
 void order_callback_leave(void) { tls()->cb_stream = NULL; }

@@ -20,7 +20,22 @@
  * memory that queued work uses.
  *
  * Physical allocations carry the log, not the virtual mapping, so two
- * mappings of one allocation share it. Everything runs under G.lock.
+ * mappings of one allocation share it. Freeing an extent (aclrtFree,
+ * aclrtFreeHost, the release of a physical allocation) is a host write to
+ * all of it. A host function (aclrtLaunchHostFunc) or blocking callback acts
+ * at its place in its stream. Everything runs under G.lock.
+ *
+ * What the model does not see: plain host loads and stores of pinned memory
+ * (only the ACL calls that touch it). Trapping them with page protection
+ * while a copy is queued is not done, because it would not be sound here:
+ * aclrtMallocHost blocks are 64-byte aligned heap blocks that share pages
+ * with each other and with malloc's own data; even page-isolated blocks
+ * would fault on legitimate accesses to the unqueued bytes of a page a copy
+ * only partly covers, and on a host function's access to memory a copy
+ * queued after it on the same stream targets; the stream workers would need
+ * a second mapping to copy through; a protected buffer handed to a system
+ * call fails with EFAULT instead of faulting (changing what the program
+ * does); and a signal handler cannot take G.lock to judge or log the access.
  */
 #ifndef ACLMOCK_INTERNAL_ORDER_H
 #define ACLMOCK_INTERNAL_ORDER_H
@@ -63,9 +78,13 @@ void order_stream_init(struct mock_stream *s);
 void order_enqueue(struct mock_stream *s, struct mock_task *t);
 /* The host now knows that everything `c` covers has finished. */
 void order_host_learn(const vclock *c);
-/* A host function queued on a stream starts or ends on this thread: its
- * calls act at the function's place in the stream's order. */
-void order_callback_enter(struct mock_stream *s, const struct mock_task *t);
+/* A host function or callback task of `s` is about to run: the host learns
+ * the work before it; returns the task's place in the stream's order. */
+uint64_t order_callback_start(struct mock_stream *s, const struct mock_task *t);
+/* A function that blocks stream `s` at place `clk` starts or ends on this
+ * thread: its calls act at that place in the stream's order (after the
+ * stream's earlier work, before its later work). */
+void order_callback_enter(struct mock_stream *s, uint64_t clk);
 void order_callback_leave(void);
 void order_record(struct mock_event *ev, struct mock_stream *s);
 void order_wait(struct mock_stream *s, const struct mock_event *ev);

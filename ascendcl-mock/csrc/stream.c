@@ -127,14 +127,13 @@ static void task_execute(mock_stream *s, mock_task *t)
     case TASK_WAIT:
         break;
     case TASK_HOSTFN:
-        order_callback_enter(s, t);
+        order_callback_enter(s, order_callback_start(s, t));
         mock_unlock();
         t->u.host.fn(t->u.host.arg);
         mock_lock();
         order_callback_leave();
         break;
     case TASK_CALLBACK:
-        order_host_learn(&t->snap);
         callback_execute(s, t);
         break;
     }

@@ -45,8 +45,9 @@ typedef enum aclmockMisuse {
     ACLMOCK_MISUSE_WRONG_CONTEXT = 7,      /* destroying a stream from another context  */
     ACLMOCK_MISUSE_HOST_DEREF = 8,         /* host code dereferenced a device address   */
     /* two accesses to one range, at least one a write, by queued work of
-     * streams (or a synchronous copy/fill) that no event record/wait chain or
-     * host synchronize orders                                               */
+     * streams (or a synchronous copy/fill, or aclrtFree / the release of
+     * physical memory) that no event record/wait chain or host synchronize
+     * orders; judged by the order of the calls, not by timing               */
     ACLMOCK_MISUSE_UNORDERED_ACCESS = 9,
     /* the host reads, writes or frees pinned memory (aclrtMemcpy from/to it,
      * aclrtFreeHost) while queued work not known to have finished uses it   */

@@ -68,8 +68,9 @@ pub enum Misuse {
     /// Host code dereferenced a device address.
     HostDeref = 8,
     /// Two accesses to one range, at least one a write, by queued work of
-    /// streams (or a synchronous copy or fill) that no event record/wait
-    /// chain or host synchronize orders.
+    /// streams (or a synchronous copy or fill, or `aclrtFree` / the release of
+    /// physical memory) that no event record/wait chain or host synchronize
+    /// orders. Judged by the order of the calls, whatever the timing.
     UnorderedAccess = 9,
     /// The host read, wrote or freed pinned memory (`aclrtMemcpy` from or to
     /// it, `aclrtFreeHost`) while queued work not known to have finished uses it.

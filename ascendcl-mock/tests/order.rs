@@ -7,6 +7,8 @@
 mod common;
 
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
 
 use ascendcl_mock::Misuse;
 use ascendcl_sys::*;
@@ -401,6 +403,107 @@ fn freeing_device_memory_after_the_stream_synchronize_is_not_misuse() {
     assert_eq!(d2d(&w.t, w.b, c, N, w.s1), OK);
     assert_eq!(w.t.sync_stream(w.s1), OK);
     assert_eq!(w.t.free(c), OK);
+    w.finish(Misuse::UnorderedAccess, 0);
+}
+
+// -------------------------------------------------------------- callbacks
+
+/// A host function or callback that reads 16 bytes of `src` through
+/// aclrtMemcpy, from the runtime's thread.
+struct Reader {
+    lib: &'static Library,
+    src: *mut c_void,
+    rc: AtomicI32,
+}
+
+impl Reader {
+    fn new(t: &T, src: *mut c_void) -> Reader {
+        Reader {
+            lib: t.lib,
+            src,
+            rc: AtomicI32::new(-1),
+        }
+    }
+
+    fn arg(&self) -> *mut c_void {
+        (self as *const Reader).cast_mut().cast()
+    }
+}
+
+extern "C" fn read16(arg: *mut c_void) {
+    // SAFETY: the test passes a live Reader and synchronizes before dropping it.
+    let r = unsafe { &*arg.cast::<Reader>() };
+    let mut out = [0u8; 16];
+    // SAFETY: 16 bytes into a live local; the device side is validated.
+    let rc = unsafe {
+        r.lib
+            .aclrtMemcpy(out.as_mut_ptr().cast(), 16, r.src, 16, aclrtMemcpyKind(D2H))
+    }
+    .unwrap();
+    r.rc.store(rc, Ordering::SeqCst);
+}
+
+fn launch_host_func(t: &T, s: aclrtStream, r: &Reader) -> i32 {
+    // SAFETY: `read16` is a valid host function; `r` outlives the stream's work.
+    unsafe { t.lib.aclrtLaunchHostFunc(s, Some(read16), r.arg()) }.unwrap()
+}
+
+#[test]
+fn a_host_function_acts_at_its_place_in_its_stream() {
+    let w = Two::new();
+    w.t.s.set_stream_delay(Duration::from_millis(5));
+    let r = Reader::new(&w.t, w.a);
+    assert_eq!(w.t.memset_async(w.a, N, 1, N, w.s1), OK);
+    assert_eq!(launch_host_func(&w.t, w.s1, &r), OK);
+    // queued before the function runs, but runs after it
+    assert_eq!(w.t.memset_async(w.a, N, 2, N, w.s1), OK);
+    assert_eq!(w.t.sync_stream(w.s1), OK);
+    assert_eq!(r.rc.load(Ordering::SeqCst), OK);
+    w.finish(Misuse::UnorderedAccess, 0);
+}
+
+#[test]
+fn a_host_function_reading_what_an_unordered_stream_writes_is_an_unordered_access() {
+    let w = Two::new();
+    let r = Reader::new(&w.t, w.a);
+    assert_eq!(w.t.memset_async(w.a, N, 1, N, w.s2), OK);
+    assert_eq!(launch_host_func(&w.t, w.s1, &r), OK);
+    assert_eq!(w.t.sync_stream(w.s1), OK);
+    assert_eq!(r.rc.load(Ordering::SeqCst), OK);
+    assert!(w.t.s.misuse_log().contains("read of m1[0x0, 0x10) by s1"));
+    w.finish(Misuse::UnorderedAccess, 1);
+}
+
+#[test]
+fn a_blocking_report_callback_acts_at_its_place_in_its_stream() {
+    let w = Two::new();
+    let me = {
+        unsafe extern "C" {
+            fn pthread_self() -> u64;
+        }
+        // SAFETY: pthread_self has no preconditions.
+        unsafe { pthread_self() }
+    };
+    let r = Reader::new(&w.t, w.a);
+    // SAFETY: live stream.
+    let rc = unsafe { w.t.lib.aclrtSubscribeReport(me, w.s1) }.unwrap();
+    assert_eq!(rc, OK);
+    assert_eq!(w.t.memset_async(w.a, N, 1, N, w.s1), OK);
+    // SAFETY: valid function; `r` outlives the stream's work.
+    let rc = unsafe {
+        w.t.lib
+            .aclrtLaunchCallback(Some(read16), r.arg(), aclrtCallbackBlockType(1), w.s1)
+    }
+    .unwrap();
+    assert_eq!(rc, OK);
+    assert_eq!(w.t.memset_async(w.a, N, 2, N, w.s1), OK);
+    // SAFETY: plain argument; this thread is subscribed.
+    assert_eq!(unsafe { w.t.lib.aclrtProcessReport(10_000) }.unwrap(), OK);
+    assert_eq!(r.rc.load(Ordering::SeqCst), OK);
+    assert_eq!(w.t.sync_stream(w.s1), OK);
+    // SAFETY: live stream.
+    let rc = unsafe { w.t.lib.aclrtUnSubscribeReport(me, w.s1) }.unwrap();
+    assert_eq!(rc, OK);
     w.finish(Misuse::UnorderedAccess, 0);
 }
 
