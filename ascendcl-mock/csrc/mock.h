@@ -365,12 +365,12 @@ typedef struct mock_tls {
     uint64_t fail_seq; /* failures recorded on this thread (fail_verbatim) */
     uint64_t rp_gen;    /* replay load this thread was bound under */
     int64_t rp_thread;  /* index of the trace thread it replays, -1 none */
+    struct mock_stream *cb_stream; /* host function running in this stream's order */
+    uint64_t cb_clk;               /* its place in the stream (order.c) */
     size_t msg_len;
     char msg[4096];
     char returned[4096];
     char last_fail[1024]; /* text of the latest failure (for the journal's "msg") */
-    struct mock_stream *cb_stream; /* host function running in this stream's order */
-    uint64_t cb_clk;               /* its position in the stream (order.c) */
 } mock_tls;
 mock_tls *tls(void);
 mock_ctx *cur_ctx(void);     /* the thread's current context if alive, else NULL */

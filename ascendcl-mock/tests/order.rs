@@ -103,7 +103,7 @@ fn two_writes_from_unordered_streams_are_an_unordered_access_naming_both_calls()
 fn the_journal_marks_the_racing_call_with_its_misuse_kind() {
     let w = Two::new();
     let h = w.t.malloc_host(N).unwrap();
-    let from = w.t.s.journal_len() + 1;
+    let from = w.t.s.journal().last().map_or(0, |e| e.seq()) + 1;
     assert_eq!(w.t.memset_async(w.a, N, 1, N, w.s1), OK);
     assert_eq!(w.t.memset_async(w.a, N, 2, N, w.s2), OK);
     assert_eq!(w.t.memcpy_async(h, N, w.b, N, D2H, w.s1), OK);
