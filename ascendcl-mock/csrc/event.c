@@ -150,20 +150,30 @@ ACLMOCK_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
  * therefore fails with 107003 before anything else.
  *
  * An event of device 0 with a stream of device 1 while device 1's context
- * is current: the 8.5.0 source cannot decide it. No open-source layer
- * compares the event's device with the stream's: api_c.cc:715-733,
- * api_error.cc:984-997 and :1235-1248 check only the event's flags, and
- * Event::Record (src/runtime/feature/src/event/event.cc:440-495) allocates
- * the event id from the event's device and submits the task to the stream's
- * device without comparing them; whatever happens next is in the closed
- * driver. The runtime FAQ on master ("docs/zh/FAQ/多Device场景下Stream跨Device
- * 下发失败.md", lines 28-35 and 83-91) says the call fails when event and
- * stream belong to different devices but names no code (and its own example
- * at lines 70-74 waits across devices). The mock rejects it after the
- * context check with 107000 (ACL_ERROR_RT_PARAM_INVALID, the runtime's code
- * for an invalid argument): a mock decision, not a fact from the source.
+ * is current (all paths in src/runtime/feature/src/):
+ *
+ * - aclrtStreamWaitEvent: the source decides, and it is NOT an error.
+ *   Event::Wait (event/event.cc:586-628) compares the event's device with
+ *   the waiting stream's (event.cc:597, 612) and queues a remote event wait
+ *   task when they differ (event.cc:614-621). The mock accepts the wait and
+ *   orders the stream after the recording like any other wait.
+ * - aclrtRecordEvent and aclrtResetEvent: the source cannot decide. No
+ *   open-source layer compares the devices: api/api_c.cc:715-733 and
+ *   api_impl/api_error.cc:1235-1248 check only the event's flags; Event::Record
+ *   (event.cc:440-495) takes the event id from the event's device
+ *   (AllocEventIdResource, event.cc:292-301) and submits the task to the
+ *   stream's device (event.cc:448, 484); Event::Reset (event.cc:667-701)
+ *   submits to the stream's device. What a card then does is in the closed
+ *   driver. The runtime FAQ on master ("docs/zh/FAQ/多Device场景下Stream跨
+ *   Device下发失败.md", lines 28-35 and 83-91) says record and wait fail when
+ *   event and stream belong to different devices, but names no code, and its
+ *   own example (lines 70-74) waits across devices, as 8.5.0's Event::Wait
+ *   allows. The mock rejects a cross-device record or reset after the
+ *   context check with 107000 (ACL_ERROR_RT_PARAM_INVALID, the runtime's
+ *   code for an invalid argument): a mock decision, not a fact from the
+ *   source.
  */
-static mock_stream *event_stream(const mock_event *ev, aclrtStream stream, aclError *rc)
+static mock_stream *event_stream(const mock_event *ev, aclrtStream stream, bool same_device, aclError *rc)
 {
     mock_ctx *ctx = need_ctx();
     if (!ctx) {
@@ -182,7 +192,7 @@ static mock_stream *event_stream(const mock_event *ev, aclrtStream stream, aclEr
                    (unsigned long long)ctx->h.id);
         return NULL;
     }
-    if (s->device != ev->device) {
+    if (same_device && s->device != ev->device) {
         *rc = fail(ACL_ERROR_RT_PARAM_INVALID, "event e%llu belongs to device %d but stream s%llu to device %d",
                    (unsigned long long)ev->h.id, ev->device, (unsigned long long)s->h.id, s->device);
         return NULL;
@@ -229,7 +239,7 @@ ACLMOCK_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
         return call_end(&c, tls()->last_error);
     }
     aclError rc = ACL_SUCCESS;
-    mock_stream *s = event_stream(ev, stream, &rc);
+    mock_stream *s = event_stream(ev, stream, true, &rc);
     if (!s) {
         return call_end(&c, rc);
     }
@@ -250,7 +260,7 @@ ACLMOCK_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
         return call_end(&c, tls()->last_error);
     }
     aclError rc = ACL_SUCCESS;
-    mock_stream *s = event_stream(ev, stream, &rc);
+    mock_stream *s = event_stream(ev, stream, true, &rc);
     if (!s) {
         return call_end(&c, rc);
     }
@@ -277,7 +287,7 @@ static aclError stream_wait_event(int fn, aclrtStream stream, aclrtEvent event, 
         return call_end(&c, tls()->last_error);
     }
     aclError rc = ACL_SUCCESS;
-    mock_stream *s = event_stream(ev, stream, &rc);
+    mock_stream *s = event_stream(ev, stream, false, &rc); /* remote waits are allowed */
     if (!s) {
         return call_end(&c, rc);
     }
