@@ -14,6 +14,18 @@
 
 #include <stdlib.h>
 
+typedef struct mock_report {
+    struct mock_report *next;
+    void (*fn)(void *);
+    void *arg;
+    uint64_t thread;
+    mock_stream *stream;
+    bool done;
+    bool block;   /* ACL_CALLBACK_BLOCK: the stream waits for it */
+    uint64_t clk; /* its place in the stream's order (order.c) */
+    int refs;
+} mock_report;
+
 ACLMOCK_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
     mock_call c;

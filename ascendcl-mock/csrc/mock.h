@@ -263,17 +263,8 @@ typedef struct mock_device {
     size_t nresvs, capresvs;
 } mock_device;
 
-typedef struct mock_report {
-    struct mock_report *next;
-    void (*fn)(void *);
-    void *arg;
-    uint64_t thread;
-    mock_stream *stream;
-    bool done;
-    bool block;   /* ACL_CALLBACK_BLOCK: the stream waits for it */
-    uint64_t clk; /* its place in the stream's order (order.c) */
-    int refs;
-} mock_report;
+/* A callback waiting for its aclrtProcessReport thread (callback.c). */
+typedef struct mock_report mock_report;
 
 typedef struct mock_fault {
     int fn;
