@@ -81,6 +81,15 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
         }
     }
 
+    /// Ends the borrows without waiting: the operation stays queued and both
+    /// buffers remember it, so the next host access waits for it and work on
+    /// another stream is ordered after it (the same as leaking the guard,
+    /// said on purpose). Errors of the operation show up at the next
+    /// synchronizing call.
+    pub fn detach(mut self) {
+        self.marker = None;
+    }
+
     /// Waits until the operation has finished and releases the buffers.
     pub fn wait(mut self) -> Result<()> {
         deferred::check_parked()?;

@@ -81,6 +81,34 @@ impl<'a> OpPending<'a> {
         }
     }
 
+    /// Ends the borrows without waiting: the operator stays queued and every
+    /// tensor's memory remembers it, so the next host access waits for it
+    /// and the next operator on another stream is ordered after it. This is
+    /// how a training loop queues many operators back to back; errors of the
+    /// operator then show up at the next synchronizing call.
+    ///
+    /// ```
+    /// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+    /// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+    /// use ascendcl::prelude::*;
+    /// let ctx = Device::open(&rt, 0)?.default_context();
+    /// let stream = Stream::new(&ctx)?;
+    /// let x = DeviceBuffer::from_host(&ctx, &[-1.0f32, 3.0])?;
+    /// let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 2)?;
+    /// let mut z = DeviceBuffer::<f32>::zeroed(&ctx, 2)?;
+    /// ops::relu(&Tensor::new(&x, &[2])?, TensorMut::new(&mut y, &[2])?)?
+    ///     .launch(&stream, Workspace::none())?
+    ///     .detach();
+    /// ops::muls(&Tensor::new(&y, &[2])?, 2.0f32, TensorMut::new(&mut z, &[2])?)?
+    ///     .launch(&stream, Workspace::none())?
+    ///     .detach();
+    /// assert_eq!(z.to_vec()?, vec![0.0, 6.0]); // waits for both
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn detach(mut self) {
+        self.marker = None;
+    }
+
     /// Waits until the operator has run and releases its tensors.
     pub fn wait(mut self) -> Result<()> {
         deferred::check_parked()?;

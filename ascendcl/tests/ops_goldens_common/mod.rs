@@ -49,7 +49,9 @@ where
     if text.is_empty() {
         return Vec::new();
     }
-    text.split(',').map(|v| v.parse().expect("a number in a list")).collect()
+    text.split(',')
+        .map(|v| v.parse().expect("a number in a list"))
+        .collect()
 }
 
 impl Case {
@@ -78,7 +80,8 @@ impl Case {
                     );
                 }
                 "scalar" => {
-                    case.scalars.insert(t[1].to_string(), (t[2].to_string(), t[3].to_string()));
+                    case.scalars
+                        .insert(t[1].to_string(), (t[2].to_string(), t[3].to_string()));
                 }
                 "int" => {
                     case.ints.insert(t[1].to_string(), t[2].parse().unwrap());
@@ -171,9 +174,10 @@ pub fn check(expect: &Expect, shape: &[usize], actual: &[u8]) -> Result<(), Stri
     match bad {
         None => Ok(()),
         Some(i) => {
-            let report = validate::compare(&expected, &actual, &validate::CompareOptions::default())
-                .map(|r| r.reason())
-                .unwrap_or_default();
+            let report =
+                validate::compare(&expected, &actual, &validate::CompareOptions::default())
+                    .map(|r| r.reason())
+                    .unwrap_or_default();
             Err(format!(
                 "{}: element {i} is {} but PyTorch says {} (rtol {}, atol {}); {report}",
                 expect.role, a[i], e[i], expect.rtol, expect.atol
