@@ -365,7 +365,22 @@ impl OpsTest {
 
     /// Destroys every descriptor and buffer, the stream, and asserts the
     /// mock is clean (no live descriptor, executor, buffer; no misuse).
-    pub fn finish(mut self) {
+    pub fn finish(self) {
+        self.release().assert_clean(1);
+    }
+
+    /// Like `finish`, but exactly `n` misuses of `kind` (and no other) must
+    /// have been counted.
+    pub fn finish_with_misuse(self, kind: ascendcl_mock::Misuse, n: u64) {
+        let t = self.release();
+        t.assert_misuse(kind, n);
+        for kind in ascendcl_mock::Resource::ALL {
+            let want = u64::from(kind == ascendcl_mock::Resource::DeviceRef);
+            assert_eq!(t.s.live(kind), want, "live count of {kind:?}");
+        }
+    }
+
+    fn release(mut self) -> T {
         for (d, f) in self.descs.drain(..).rev() {
             // SAFETY: each destroy function has the signature (handle) -> status.
             let rc = unsafe { self.ops.nn::<Destroy>(f)(d) };
@@ -375,7 +390,7 @@ impl OpsTest {
             assert_eq!(self.t.free(p), OK);
         }
         assert_eq!(self.t.destroy_stream(self.stream), OK);
-        self.t.assert_clean(1);
+        self.t
     }
 }
 
