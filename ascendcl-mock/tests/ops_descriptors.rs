@@ -3,6 +3,7 @@
 //! lists own their tensors, every call is journaled and fault-injectable.
 
 mod common;
+#[macro_use]
 mod ops_support;
 
 use ascendcl_mock::{Fault, Misuse, Resource};

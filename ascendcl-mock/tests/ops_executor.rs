@@ -4,6 +4,7 @@
 //! the kernel runs, journal and fault injection on both phases.
 
 mod common;
+#[macro_use]
 mod ops_support;
 
 use std::time::Duration;
