@@ -326,6 +326,16 @@ impl OpsTest {
         t
     }
 
+    /// A descriptor that was created and destroyed (a stale handle), and
+    /// the buffer it pointed at.
+    pub fn ops_tensor_then_destroy(&mut self, dims: &[i64]) -> (Ptr, Ptr) {
+        let n: i64 = dims.iter().product();
+        let p = self.buf(&vec![0u8; (n as usize) * 4]);
+        let t = self.ops.contiguous(dims, ACL_FLOAT, p);
+        assert_eq!(self.ops.destroy_tensor(t), OK);
+        (t, p)
+    }
+
     pub fn scalar_f32(&mut self, v: f32) -> Ptr {
         let s = self.ops.scalar_f32(v);
         self.descs.push((s, "aclDestroyScalar"));
