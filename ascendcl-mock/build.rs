@@ -19,6 +19,12 @@
 //! * metadata `library` (`DEP_ASCENDCL_MOCK_LIBRARY` for dependents): the same path;
 //! * `rustc-env` `ASCENDCL_RECORDER_LIBRARY_PATH` and metadata `recorder`: the shim;
 //! * `rustc-env` `ASCENDCL_RECORD_PROBE_PATH`: the probe program.
+//! * `rustc-env` `ASCENDCL_MOCK_NNOPBASE_PATH` and metadata `nnopbase`: the
+//!   mock's `libnnopbase.so` (`csrc/ops/nn_*.c`: aclnn descriptors, executors);
+//! * `rustc-env` `ASCENDCL_MOCK_OPAPI_PATH` and metadata `opapi`: the mock's
+//!   `libopapi.so` (`csrc/ops/op_*.c`: the aclnn operators). Both sit next to
+//!   `libascendcl.so`, link it by its soname with rpath `$ORIGIN`, and share
+//!   its device state through its `aclmock_*` entry points (`csrc/ext_ops.c`).
 
 use std::env;
 use std::path::PathBuf;
@@ -105,6 +111,65 @@ fn main() {
         .arg("-l:libascendcl.so");
     run(probe_cmd, "the record probe");
 
+    let ops_dir = manifest_dir.join("csrc").join("ops");
+    let ops_sources = |prefix: &str| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&ops_dir)
+            .expect("csrc/ops/ exists")
+            .map(|e| e.expect("readable csrc/ops entry").path())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "c")
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(prefix))
+            })
+            .collect();
+        v.sort();
+        // element conversions are compiled into both libraries
+        v.push(ops_dir.join("dtype.c"));
+        v
+    };
+    let nnopbase = out_dir.join("libnnopbase.so");
+    let mut nn = compiler.to_command();
+    common_flags(&mut nn, &includes)
+        .arg("-shared")
+        .arg("-Wl,-z,defs")
+        .arg("-Wl,-soname,libnnopbase.so")
+        .arg("-Wl,-rpath,$ORIGIN")
+        .arg("-o")
+        .arg(&nnopbase)
+        .args(ops_sources("nn_"))
+        .arg("-L")
+        .arg(&out_dir)
+        .arg("-l:libascendcl.so")
+        .arg("-lm");
+    run(nn, "the mock's libnnopbase.so");
+    let opapi = out_dir.join("libopapi.so");
+    let mut op = compiler.to_command();
+    common_flags(&mut op, &includes)
+        .arg("-shared")
+        .arg("-Wl,-z,defs")
+        .arg("-Wl,-soname,libopapi.so")
+        .arg("-Wl,-rpath,$ORIGIN")
+        .arg("-o")
+        .arg(&opapi)
+        .args(ops_sources("op_"))
+        .arg("-L")
+        .arg(&out_dir)
+        .arg("-l:libnnopbase.so")
+        .arg("-l:libascendcl.so")
+        .arg("-lm");
+    run(op, "the mock's libopapi.so");
+
+    println!(
+        "cargo::rustc-env=ASCENDCL_MOCK_NNOPBASE_PATH={}",
+        nnopbase.display()
+    );
+    println!("cargo::metadata=nnopbase={}", nnopbase.display());
+    println!(
+        "cargo::rustc-env=ASCENDCL_MOCK_OPAPI_PATH={}",
+        opapi.display()
+    );
+    println!("cargo::metadata=opapi={}", opapi.display());
     println!(
         "cargo::rustc-env=ASCENDCL_MOCK_LIBRARY_PATH={}",
         library.display()

@@ -49,10 +49,12 @@ static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a
 static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 
 #include "acl_functions.h"
+#include "ops_functions.h"
 
 enum mock_fn {
 #define MOCK_FN_ENUM(n) FN_##n,
     MOCK_FUNCTIONS(MOCK_FN_ENUM)
+    MOCK_OPS_FUNCTIONS(MOCK_FN_ENUM)
 #undef MOCK_FN_ENUM
     FN_COUNT
 };
@@ -131,7 +133,8 @@ typedef enum task_kind {
     TASK_RESET_EVENT,
     TASK_WAIT,
     TASK_HOSTFN,
-    TASK_CALLBACK
+    TASK_CALLBACK,
+    TASK_COMPUTE /* an operator kernel (ext_ops.c) */
 } task_kind;
 
 typedef struct mock_event mock_event;
@@ -166,6 +169,11 @@ typedef struct mock_task {
             bool block;
             uint64_t thread;
         } host;
+        struct {
+            /* Called once, from task_finish: executed or discarded. */
+            void (*finish)(struct mock_task *t, bool executed);
+            void *job;
+        } compute;
     } u;
 } mock_task;
 

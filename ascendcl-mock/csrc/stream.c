@@ -81,6 +81,8 @@ static void task_finish(mock_task *t, bool executed)
         event_task_done(t, executed);
     } else if (t->kind == TASK_WAIT && t->u.ev.ev->pending_waits) {
         t->u.ev.ev->pending_waits--;
+    } else if (t->kind == TASK_COMPUTE) {
+        t->u.compute.finish(t, executed); /* runs the kernel when executed (ext_ops.c) */
     }
 }
 
@@ -120,6 +122,7 @@ static void task_execute(mock_stream *s, mock_task *t)
         }
         break;
     case TASK_RECORD: /* completed by task_finish */
+    case TASK_COMPUTE:
         break;
     case TASK_RESET_EVENT:
         t->u.ev.ev->recorded = false;

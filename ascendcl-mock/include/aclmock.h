@@ -29,7 +29,12 @@ typedef enum aclmockResource {
     ACLMOCK_RES_PHYSICAL = 6,        /* aclrtMallocPhysical handles (until really freed) */
     ACLMOCK_RES_MAPPING = 7,         /* aclrtMapMem mappings                */
     ACLMOCK_RES_DEVICE_REF = 8,      /* sum of aclrtSetDevice reference counts */
-    ACLMOCK_RES_COUNT = 9
+    ACLMOCK_RES_ACLNN_TENSOR = 9,    /* aclCreateTensor descriptors (libnnopbase) */
+    ACLMOCK_RES_ACLNN_SCALAR = 10,   /* aclCreateScalar descriptors          */
+    ACLMOCK_RES_ACLNN_ARRAY = 11,    /* int, float and bool arrays           */
+    ACLMOCK_RES_ACLNN_TENSOR_LIST = 12, /* aclCreateTensorList lists         */
+    ACLMOCK_RES_ACLNN_EXECUTOR = 13, /* op executors not yet freed (libopapi) */
+    ACLMOCK_RES_COUNT = 14
 } aclmockResource;
 
 /* Kinds of misuse the mock detects. Misuse never passes silently: it is

@@ -28,11 +28,21 @@ pub enum Resource {
     Mapping = 7,
     /// Sum of the `aclrtSetDevice` reference counts.
     DeviceRef = 8,
+    /// `aclCreateTensor` descriptors (the mock's `libnnopbase.so`).
+    AclnnTensor = 9,
+    /// `aclCreateScalar` descriptors.
+    AclnnScalar = 10,
+    /// Int, float and bool array descriptors.
+    AclnnArray = 11,
+    /// `aclCreateTensorList` lists.
+    AclnnTensorList = 12,
+    /// Op executors not yet freed (by a single-use launch or `aclDestroyAclOpExecutor`).
+    AclnnExecutor = 13,
 }
 
 impl Resource {
     /// Every kind, in declaration order.
-    pub const ALL: [Resource; 9] = [
+    pub const ALL: [Resource; 14] = [
         Resource::DeviceBuffer,
         Resource::HostBuffer,
         Resource::Stream,
@@ -42,6 +52,11 @@ impl Resource {
         Resource::Physical,
         Resource::Mapping,
         Resource::DeviceRef,
+        Resource::AclnnTensor,
+        Resource::AclnnScalar,
+        Resource::AclnnArray,
+        Resource::AclnnTensorList,
+        Resource::AclnnExecutor,
     ];
 }
 
@@ -123,7 +138,7 @@ impl Misuse {
 
 /// A snapshot of every live-resource count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct LiveCounts(pub [u64; 9]);
+pub struct LiveCounts(pub [u64; 14]);
 
 impl LiveCounts {
     /// The count of one kind.

@@ -54,6 +54,25 @@ pub use replay::{Call, Divergence, REPLAY_DIVERGED, ReplayMode, ReplayState, Rep
 /// Path of the mock `libascendcl.so` built by this crate.
 pub const LIBRARY_PATH: &str = env!("ASCENDCL_MOCK_LIBRARY_PATH");
 
+/// Path of the mock's `libnnopbase.so` (aclnn descriptors and executors),
+/// next to [`LIBRARY_PATH`] and sharing the mock's state.
+pub const NNOPBASE_PATH: &str = env!("ASCENDCL_MOCK_NNOPBASE_PATH");
+
+/// Path of the mock's `libopapi.so` (the aclnn operators), next to
+/// [`LIBRARY_PATH`]; it needs [`NNOPBASE_PATH`] and the mock itself, found by
+/// soname through its `$ORIGIN` rpath.
+pub const OPAPI_PATH: &str = env!("ASCENDCL_MOCK_OPAPI_PATH");
+
+/// Path of the mock's `libnnopbase.so` ([`NNOPBASE_PATH`]).
+pub fn nnopbase_path() -> &'static std::path::Path {
+    std::path::Path::new(NNOPBASE_PATH)
+}
+
+/// Path of the mock's `libopapi.so` ([`OPAPI_PATH`]).
+pub fn opapi_path() -> &'static std::path::Path {
+    std::path::Path::new(OPAPI_PATH)
+}
+
 /// Path of the recording shim `libascendcl_record.so` built by this crate.
 ///
 /// It exports every function of the AscendCL header, forwards each call to

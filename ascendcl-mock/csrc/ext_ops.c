@@ -1,0 +1,221 @@
+/*
+ * ext_ops.c: the entry points the mock's operator libraries (libnnopbase.so,
+ * libopapi.so, csrc/ops/) call, declared in ops/aclmock_ext.h: their calls go
+ * through the mock's journal, call counts, fault injection and error text,
+ * their descriptors through its live counts, and their kernels run as
+ * TASK_COMPUTE tasks on the mock's stream workers, reading and writing the
+ * device arena like a copy does.
+ */
+#include "mock.h"
+#include "ops/aclmock_ext.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(mock_call) <= sizeof(aclmock_call), "aclmock_call too small for mock_call");
+_Static_assert(_Alignof(mock_call) <= 16, "aclmock_call alignment");
+
+/* ACLNN_ERR_RUNTIME_ERROR (opbase op_errno.h; aclnn-facts.md A.2.2 status codes) */
+#define EXT_RUNTIME_ERROR 361001
+
+#define MC(c) ((mock_call *)(void *)(c)->opaque)
+
+ACLMOCK_EXPORT int aclmock_fn_id(const char *name) { return mock_fn_lookup(name); }
+
+ACLMOCK_EXPORT int32_t aclmock_call_begin(aclmock_call *c, int fn)
+{
+    call_begin(MC(c), fn);
+    return call_faulted(MC(c)) ? MC(c)->fault_code : 0;
+}
+
+ACLMOCK_EXPORT int32_t aclmock_call_end(aclmock_call *c, int32_t rc) { return call_end(MC(c), rc); }
+
+ACLMOCK_EXPORT void aclmock_arg_i64(aclmock_call *c, const char *key, int64_t v) { ja_i64(MC(c), key, v); }
+ACLMOCK_EXPORT void aclmock_arg_u64(aclmock_call *c, const char *key, uint64_t v) { ja_u64(MC(c), key, v); }
+ACLMOCK_EXPORT void aclmock_arg_str(aclmock_call *c, const char *key, const char *s) { ja_str(MC(c), key, s); }
+ACLMOCK_EXPORT void aclmock_arg_ptr(aclmock_call *c, const char *key, const void *p) { ja_ptr(MC(c), key, p); }
+ACLMOCK_EXPORT void aclmock_arg_stream(aclmock_call *c, const char *key, const void *s) { ja_stream(MC(c), key, s); }
+ACLMOCK_EXPORT void aclmock_out_u64(aclmock_call *c, const char *key, uint64_t v) { jo_u64(MC(c), key, v); }
+ACLMOCK_EXPORT void aclmock_out_str(aclmock_call *c, const char *key, const char *s) { jo_str(MC(c), key, s); }
+
+ACLMOCK_EXPORT int32_t aclmock_fail(int32_t code, const char *fmt, ...)
+{
+    char detail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    return fail(code, "%s", detail);
+}
+
+ACLMOCK_EXPORT uint64_t aclmock_generation(void) { return G.gen; }
+
+ACLMOCK_EXPORT void aclmock_live_add(int kind, int64_t delta)
+{
+    if (kind >= 0 && kind < ACLMOCK_RES_COUNT) {
+        G.live[kind] += (uint64_t)delta;
+    }
+}
+
+ACLMOCK_EXPORT void aclmock_misuse(int kind, const char *fmt, ...)
+{
+    char detail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    if (kind >= 0 && kind < ACLMOCK_MISUSE_COUNT) {
+        misuse((aclmockMisuse)kind, "%s", detail);
+    }
+}
+
+/* ------------------------------------------------------- compute tasks */
+
+typedef struct compute_job {
+    mock_stream *stream;
+    uint32_t n;
+    aclmock_span *spans;
+    uint64_t *fps;
+    aclmock_kernel_fn kernel;
+    void (*release)(void *);
+    void *job;
+} compute_job;
+
+static void job_free(compute_job *j)
+{
+    j->release(j->job);
+    free(j->spans);
+    free(j->fps);
+    free(j);
+}
+
+/* Worker side, lock held: every span still names the memory it named when
+ * the op was launched. */
+static bool spans_still_valid(const mock_task *t, const compute_job *j)
+{
+    for (uint32_t i = 0; i < j->n; i++) {
+        const aclmock_span *sp = &j->spans[i];
+        if (!sp->bytes) {
+            continue;
+        }
+        mem_range r;
+        if (mem_classify(sp->addr, sp->bytes, sp->use == ACLMOCK_SPAN_WRITE, true, &r) == ACL_SUCCESS &&
+            r.fp == j->fps[i]) {
+            continue;
+        }
+        char sym[96];
+        sym_addr(sp->addr, sym, sizeof(sym));
+        misuse(ACLMOCK_MISUSE_USE_AFTER_FREE,
+               "%s queued on s%llu: %s %p (%s) was freed or unmapped before the kernel ran; the kernel was skipped",
+               mock_fn_names[t->origin], (unsigned long long)j->stream->h.id, sp->role ? sp->role : "tensor",
+               sp->addr, sym);
+        return false;
+    }
+    return true;
+}
+
+static void compute_finish(mock_task *t, bool executed)
+{
+    compute_job *j = t->u.compute.job;
+    if (!executed || !spans_still_valid(t, j)) {
+        job_free(j);
+        return;
+    }
+    void **bufs = calloc(j->n ? j->n : 1, sizeof(void *));
+    bool ok = bufs != NULL;
+    for (uint32_t i = 0; ok && i < j->n; i++) {
+        const aclmock_span *sp = &j->spans[i];
+        if (!sp->bytes || sp->use == ACLMOCK_SPAN_CHECK) {
+            continue;
+        }
+        bufs[i] = malloc(sp->bytes);
+        if (!bufs[i]) {
+            ok = false;
+            break;
+        }
+        mem_copy(bufs[i], sp->addr, sp->bytes);
+    }
+    if (ok) {
+        mock_unlock();
+        j->kernel(j->job, bufs);
+        mock_lock();
+        /* the memory may have been freed while the kernel ran without the lock */
+        if (spans_still_valid(t, j)) {
+            for (uint32_t i = 0; i < j->n; i++) {
+                if (bufs[i] && j->spans[i].use == ACLMOCK_SPAN_WRITE) {
+                    mem_copy((void *)(uintptr_t)j->spans[i].addr, bufs[i], j->spans[i].bytes);
+                }
+            }
+        }
+    } else {
+        fprintf(stderr, "aclmock: out of host memory running a kernel of %s\n", mock_fn_names[t->origin]);
+    }
+    if (bufs) {
+        for (uint32_t i = 0; i < j->n; i++) {
+            free(bufs[i]);
+        }
+        free(bufs);
+    }
+    job_free(j);
+}
+
+ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(void *stream, const aclmock_span *spans, uint32_t nspans,
+                                               aclmock_kernel_fn kernel, void (*release)(void *job), void *job)
+{
+    compute_job *j = calloc(1, sizeof(*j));
+    if (j) {
+        j->spans = calloc(nspans ? nspans : 1, sizeof(aclmock_span));
+        j->fps = calloc(nspans ? nspans : 1, sizeof(uint64_t));
+    }
+    if (!j || !j->spans || !j->fps) {
+        if (j) {
+            free(j->spans);
+            free(j->fps);
+            free(j);
+        }
+        release(job);
+        return fail(EXT_RUNTIME_ERROR, "out of host memory");
+    }
+    j->n = nspans;
+    j->kernel = kernel;
+    j->release = release;
+    j->job = job;
+    if (nspans) {
+        memcpy(j->spans, spans, nspans * sizeof(aclmock_span));
+    }
+    for (uint32_t i = 0; i < nspans; i++) {
+        const aclmock_span *sp = &spans[i];
+        if (!sp->bytes) {
+            continue;
+        }
+        mem_range r;
+        aclError e = mem_classify(sp->addr, sp->bytes, sp->use == ACLMOCK_SPAN_WRITE, false, &r);
+        if (e != ACL_SUCCESS) {
+            job_free(j);
+            return fail(EXT_RUNTIME_ERROR, "%s: device address %p (%llu bytes) is not usable (runtime error %d)",
+                        sp->role ? sp->role : "tensor", sp->addr, (unsigned long long)sp->bytes, e);
+        }
+        if (r.where != MEM_DEVICE) {
+            job_free(j);
+            return fail(EXT_RUNTIME_ERROR, "%s: address %p is %s memory, not device memory",
+                        sp->role ? sp->role : "tensor", sp->addr, r.where == MEM_PINNED ? "pinned host" : "host");
+        }
+        j->fps[i] = r.fp;
+    }
+    mock_stream *s = stream_arg(stream);
+    if (!s) {
+        job_free(j);
+        return tls()->last_error ? tls()->last_error : EXT_RUNTIME_ERROR;
+    }
+    j->stream = s;
+    mock_task *t = task_new(TASK_COMPUTE);
+    if (!t) {
+        job_free(j);
+        return fail(EXT_RUNTIME_ERROR, "out of host memory");
+    }
+    t->u.compute.finish = compute_finish;
+    t->u.compute.job = j;
+    aclError e = stream_enqueue(s, t); /* on failure it finished (released) the task */
+    return e == ACL_SUCCESS ? 0 : e;
+}

@@ -1,0 +1,306 @@
+/*
+ * nn_executor.c (libnnopbase.so): op executors. Phase 1 of an op (libopapi)
+ * builds one with aclmocknn_executor_new/_add; phase 2 runs it through
+ * aclmocknn_executor_launch, which queues the op's kernel on the stream.
+ *
+ * Rules:
+ * - an executor is single-use unless aclSetAclOpExecutorRepeatable was
+ *   called; a repeatable one is not freed by its launches and must be freed
+ *   with aclDestroyAclOpExecutor (aclnn-facts.md A.2.2 and A.2.3 step 4,
+ *   from the CANN docs of aclSetAclOpExecutorRepeatable);
+ * - the phase-2 call consumes a single-use executor whatever its outcome (a
+ *   mock rule: the real library frees it inside the launch, and the public
+ *   sources do not say what happens to it when the launch fails);
+ * - a second launch of a single-use executor reaches freed memory in the
+ *   real library (op_executor.cpp has no check the public docs promise);
+ *   the mock answers 161002 with a message and counts a DESTROYED_HANDLE
+ *   misuse: the sources cannot decide the real code;
+ * - the tensors' addresses are read at launch time from the executor, so
+ *   aclSet*TensorAddr re-points a repeatable executor.
+ */
+#include "nn_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void arg_exec(aclmock_call *c, const aclOpExecutor *e)
+{
+    char sym[32];
+    if (e && aclmocknn_is_live(e, MK_EXECUTOR)) {
+        snprintf(sym, sizeof(sym), "x%llu", (unsigned long long)e->id);
+        aclmock_arg_str(c, "executor", sym);
+    } else {
+        snprintf(sym, sizeof(sym), "?%p", (const void *)e);
+        aclmock_arg_str(c, "executor", e ? sym : NULL);
+    }
+}
+
+OPS_EXPORT aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kernel, uint64_t ws_size)
+{
+    aclOpExecutor *e = calloc(1, sizeof(*e));
+    if (!e || !nn_reg_add(e, MK_EXECUTOR)) {
+        free(e);
+        aclmock_fail(ACLNN_ERR_INNER, "out of host memory");
+        return NULL;
+    }
+    e->id = nn_next_id();
+    e->op = op;
+    e->ws_size = ws_size;
+    e->job.kernel = kernel;
+    aclmock_live_add(ACLMOCK_RES_ACLNN_EXECUTOR, 1);
+    return e;
+}
+
+OPS_EXPORT uint32_t aclmocknn_executor_add(aclOpExecutor *e, const aclTensor *t, bool input, bool output)
+{
+    uint32_t s = e->job.nslots++;
+    if (t) {
+        e->job.slot[s] = t->v;
+    } else {
+        e->job.slot[s].dtype = ACL_DT_UNDEFINED;
+    }
+    e->job.slot_write[s] = output;
+    if (input) {
+        e->in_slot[e->nin++] = s;
+    }
+    if (output) {
+        e->out_slot[e->nout++] = s;
+    }
+    return s;
+}
+
+static void executor_free(aclOpExecutor *e)
+{
+    nn_reg_del(e, MK_EXECUTOR);
+    aclmock_live_add(ACLMOCK_RES_ACLNN_EXECUTOR, -1);
+    free(e);
+}
+
+OPS_EXPORT void aclmocknn_executor_drop(aclOpExecutor *e)
+{
+    if (e) {
+        executor_free(e);
+    }
+}
+
+static int64_t view_numel(const mk_view *v)
+{
+    int64_t n = 1;
+    for (uint32_t i = 0; i < v->ndim; i++) {
+        n *= v->dims[i];
+    }
+    return n;
+}
+
+static void run_job(void *job, void *const *bufs)
+{
+    const mk_job *j = job;
+    j->kernel(j, bufs);
+}
+
+/* Checks the executor and workspace and queues the kernel. */
+static aclnnStatus launch(void *workspace, uint64_t wsSize, aclOpExecutor *e, aclrtStream stream)
+{
+    if (e->ws_size) {
+        if (!workspace) {
+            return aclmock_fail(ACLNN_ERR_PARAM_INVALID,
+                                "%s needs a workspace of %llu bytes (from its GetWorkspaceSize) but workspace is null",
+                                e->op, (unsigned long long)e->ws_size);
+        }
+        if (wsSize < e->ws_size) {
+            return aclmock_fail(ACLNN_ERR_PARAM_INVALID,
+                                "%s needs a workspace of %llu bytes but workspaceSize is %llu", e->op,
+                                (unsigned long long)e->ws_size, (unsigned long long)wsSize);
+        }
+    }
+    aclmock_span spans[MK_MAX_SLOTS + 1];
+    static const char *const roles[MK_MAX_SLOTS] = {"tensor 0", "tensor 1", "tensor 2", "tensor 3",
+                                                    "tensor 4", "tensor 5", "tensor 6", "tensor 7"};
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < e->job.nslots; i++) {
+        const mk_view *v = &e->job.slot[i];
+        aclmock_span *sp = &spans[n++];
+        memset(sp, 0, sizeof(*sp));
+        sp->role = roles[i];
+        sp->use = e->job.slot_write[i] ? ACLMOCK_SPAN_WRITE : ACLMOCK_SPAN_READ;
+        if (v->dtype == ACL_DT_UNDEFINED || view_numel(v) == 0) {
+            continue;
+        }
+        /* device addresses must be 32-byte aligned (aclnn-facts.md A.2.2, aclCreateTensor) */
+        if ((uintptr_t)v->addr % 32) {
+            return aclmock_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s address %p is not 32-byte aligned", e->op, roles[i],
+                                v->addr);
+        }
+        int64_t last = 0;
+        for (uint32_t d = 0; d < v->ndim; d++) {
+            last += (v->dims[d] - 1) * v->strides[d];
+        }
+        size_t es = mk_dtype_size(v->dtype);
+        sp->addr = (const char *)v->addr + v->offset * (int64_t)es;
+        sp->bytes = (uint64_t)(last + 1) * es;
+    }
+    if (e->ws_size) {
+        aclmock_span *sp = &spans[n++];
+        sp->addr = workspace;
+        sp->bytes = e->ws_size;
+        sp->use = ACLMOCK_SPAN_CHECK;
+        sp->role = "workspace";
+    }
+    mk_job *copy = malloc(sizeof(*copy));
+    if (!copy) {
+        return aclmock_fail(ACLNN_ERR_INNER, "out of host memory");
+    }
+    memcpy(copy, &e->job, sizeof(*copy));
+    return aclmock_compute_enqueue(stream, spans, n, run_job, free, copy);
+}
+
+OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, const char *op, void *workspace, uint64_t ws_size,
+                                                 aclOpExecutor *e, aclrtStream stream)
+{
+    aclmock_arg_ptr(c, "workspace", workspace);
+    aclmock_arg_u64(c, "workspaceSize", ws_size);
+    arg_exec(c, e);
+    aclmock_arg_stream(c, "stream", stream);
+    if (!e) {
+        return aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
+    }
+    if (!aclmocknn_is_live(e, MK_EXECUTOR)) {
+        aclmock_misuse(ACLMOCK_MISUSE_DESTROYED_HANDLE, "executor %p launched after it was freed", (void *)e);
+        return aclmock_fail(ACLNN_ERR_PARAM_INVALID,
+                            "executor %p is not live: a single-use executor is freed by its first launch "
+                            "(aclSetAclOpExecutorRepeatable makes one reusable), and a destroyed one is gone",
+                            (void *)e);
+    }
+    aclnnStatus rc;
+    if (strcmp(e->op, op) != 0) {
+        rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "executor x%llu was built by %sGetWorkspaceSize, not for %s",
+                          (unsigned long long)e->id, e->op, op);
+    } else {
+        rc = launch(workspace, ws_size, e, stream);
+    }
+    if (!e->repeatable) {
+        executor_free(e);
+    }
+    return rc;
+}
+
+/* Phase 2 of every op whose phase-2 call was fault-injected: the executor is
+ * consumed all the same (see the rules above). */
+OPS_EXPORT void aclmocknn_executor_consume(aclOpExecutor *e)
+{
+    if (e && aclmocknn_is_live(e, MK_EXECUTOR) && !e->repeatable) {
+        executor_free(e);
+    }
+}
+
+/* Common checks of the executor functions; 0 or the status. */
+static aclnnStatus exec_arg(const aclOpExecutor *e)
+{
+    if (!e) {
+        return aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
+    }
+    if (!aclmocknn_is_live(e, MK_EXECUTOR)) {
+        aclmock_misuse(ACLMOCK_MISUSE_DESTROYED_HANDLE, "executor %p is not live", (const void *)e);
+        return aclmock_fail(ACLNN_ERR_PARAM_INVALID, "executor %p is not live (freed by its launch, or destroyed)",
+                            (const void *)e);
+    }
+    return 0;
+}
+
+OPS_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
+{
+    aclmock_call c;
+    int32_t rc = aclmock_call_begin(&c, MK_FN(aclSetAclOpExecutorRepeatable));
+    arg_exec(&c, executor);
+    if (!rc && !(rc = exec_arg(executor))) {
+        executor->repeatable = true;
+    }
+    return aclmock_call_end(&c, rc);
+}
+
+OPS_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
+{
+    aclmock_call c;
+    int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyAclOpExecutor));
+    arg_exec(&c, executor);
+    if (!rc && !(rc = exec_arg(executor))) {
+        executor_free(executor);
+    }
+    return aclmock_call_end(&c, rc);
+}
+
+enum which { W_INPUT, W_OUTPUT, W_ANY };
+
+static aclnnStatus set_addr(int fn, enum which w, aclOpExecutor *e, size_t index, aclTensor *tensor, void *addr)
+{
+    aclmock_call c;
+    int32_t rc = aclmock_call_begin(&c, fn);
+    arg_exec(&c, e);
+    aclmock_arg_u64(&c, "index", index);
+    aclmock_arg_ptr(&c, "addr", addr);
+    if (rc || (rc = exec_arg(e))) {
+        return aclmock_call_end(&c, rc);
+    }
+    uint32_t limit = w == W_INPUT ? e->nin : w == W_OUTPUT ? e->nout : e->nin + e->nout;
+    if (index >= limit) {
+        rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "index %zu is out of range: %s has %u %s tensor(s)", index, e->op,
+                          limit, w == W_INPUT ? "input" : w == W_OUTPUT ? "output" : "input and output");
+        return aclmock_call_end(&c, rc);
+    }
+    uint32_t slot = w == W_INPUT    ? e->in_slot[index]
+                    : w == W_OUTPUT ? e->out_slot[index]
+                    : index < e->nin ? e->in_slot[index]
+                                     : e->out_slot[index - e->nin];
+    e->job.slot[slot].addr = addr;
+    if (tensor && aclmocknn_is_live(tensor, MK_TENSOR)) {
+        tensor->v.addr = addr;
+    }
+    return aclmock_call_end(&c, rc);
+}
+
+/* Both spellings exist in acl_meta.h (hicann/opbase v8.5.0
+ * include/nnopbase/aclnn/acl_meta.h: AclSet*TensorAddr and aclSet*TensorAddr). */
+OPS_EXPORT aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
+{
+    return set_addr(MK_FN(aclSetInputTensorAddr), W_INPUT, executor, index, tensor, addr);
+}
+OPS_EXPORT aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                                              void *addr)
+{
+    return set_addr(MK_FN(aclSetOutputTensorAddr), W_OUTPUT, executor, index, tensor, addr);
+}
+OPS_EXPORT aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
+{
+    return set_addr(MK_FN(aclSetTensorAddr), W_ANY, executor, index, tensor, addr);
+}
+OPS_EXPORT aclnnStatus AclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
+{
+    return set_addr(MK_FN(AclSetInputTensorAddr), W_INPUT, executor, index, tensor, addr);
+}
+OPS_EXPORT aclnnStatus AclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                                              void *addr)
+{
+    return set_addr(MK_FN(AclSetOutputTensorAddr), W_OUTPUT, executor, index, tensor, addr);
+}
+OPS_EXPORT aclnnStatus AclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
+{
+    return set_addr(MK_FN(AclSetTensorAddr), W_ANY, executor, index, tensor, addr);
+}
+
+/* aclnnInit / aclnnFinalize (aclnn_base.h v8.5.0): accepted and harmless;
+ * "calling both [aclInit and aclnnInit] raises no error" (aclnn-facts.md C). */
+OPS_EXPORT aclnnStatus aclnnInit(const char *configPath)
+{
+    aclmock_call c;
+    int32_t rc = aclmock_call_begin(&c, MK_FN(aclnnInit));
+    aclmock_arg_str(&c, "configPath", configPath);
+    return aclmock_call_end(&c, rc);
+}
+
+OPS_EXPORT aclnnStatus aclnnFinalize(void)
+{
+    aclmock_call c;
+    int32_t rc = aclmock_call_begin(&c, MK_FN(aclnnFinalize));
+    return aclmock_call_end(&c, rc);
+}

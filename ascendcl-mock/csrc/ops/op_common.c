@@ -1,0 +1,352 @@
+/*
+ * op_common.c (libopapi.so): what every op's phase 1 shares (journal,
+ * argument checks with aclnn status codes and messages, executor building)
+ * and the strided/broadcast iteration the kernels share.
+ *
+ * Status rules (aclnn-facts.md A.2.2 "aclnnStatus codes", and the op docs'
+ * return-code tables): a null required argument is 161001
+ * (ACLNN_ERR_PARAM_NULLPTR); a bad dtype, shape, broadcast or dim is 161002
+ * (ACLNN_ERR_PARAM_INVALID).
+ */
+#include "op_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const int32_t DT_FLOATS[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, -1};
+const int32_t DT_NUMERIC[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8,  ACL_INT16, ACL_INT32,
+                              ACL_INT64, ACL_UINT8,   ACL_UINT16, ACL_UINT32, ACL_UINT64, -1};
+const int32_t DT_ALL[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16,   ACL_DOUBLE, ACL_INT8,   ACL_INT16, ACL_INT32,
+                          ACL_INT64, ACL_UINT8,   ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL,  -1};
+const int32_t DT_INDEX[] = {ACL_INT32, ACL_INT64, -1};
+
+static void shape_text(char *buf, size_t cap, const int64_t *d, uint32_t n)
+{
+    size_t k = (size_t)snprintf(buf, cap, "[");
+    for (uint32_t i = 0; i < n && k + 24 < cap; i++) {
+        k += (size_t)snprintf(buf + k, cap - k, "%s%lld", i ? "," : "", (long long)d[i]);
+    }
+    snprintf(buf + k, cap - k, "]");
+}
+
+void ph1_begin(ph1 *p, int fn, const char *op)
+{
+    p->op = op;
+    p->e = NULL;
+    p->rc = aclmock_call_begin(&p->c, fn);
+}
+
+aclnnStatus ph1_end(ph1 *p, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!p->rc && !workspaceSize) {
+        p->rc = aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize is null", p->op);
+    }
+    if (!p->rc && !executor) {
+        p->rc = aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor is null", p->op);
+    }
+    if (!p->rc && !p->e) {
+        p->rc = aclmock_fail(ACLNN_ERR_INNER, "%s: no executor was built", p->op);
+    }
+    if (p->rc) {
+        aclmocknn_executor_drop(p->e);
+        return aclmock_call_end(&p->c, p->rc);
+    }
+    *workspaceSize = p->e->ws_size;
+    *executor = p->e;
+    char sym[32];
+    snprintf(sym, sizeof(sym), "x%llu", (unsigned long long)p->e->id);
+    aclmock_out_str(&p->c, "executor", sym);
+    aclmock_out_u64(&p->c, "workspaceSize", p->e->ws_size);
+    return aclmock_call_end(&p->c, 0);
+}
+
+void ph1_arg_tensor(ph1 *p, const char *key, const aclTensor *t)
+{
+    char sym[48];
+    if (!t) {
+        aclmock_arg_str(&p->c, key, NULL);
+        return;
+    }
+    if (aclmocknn_is_live(t, MK_TENSOR)) {
+        snprintf(sym, sizeof(sym), "t%llu", (unsigned long long)t->id);
+    } else {
+        snprintf(sym, sizeof(sym), "?%p", (const void *)t);
+    }
+    aclmock_arg_str(&p->c, key, sym);
+}
+
+void ph1_arg_scalar(ph1 *p, const char *key, const aclScalar *s)
+{
+    char sym[48];
+    if (!s) {
+        aclmock_arg_str(&p->c, key, NULL);
+        return;
+    }
+    if (aclmocknn_is_live(s, MK_SCALAR)) {
+        snprintf(sym, sizeof(sym), "k%llu", (unsigned long long)s->id);
+    } else {
+        snprintf(sym, sizeof(sym), "?%p", (const void *)s);
+    }
+    aclmock_arg_str(&p->c, key, sym);
+}
+
+void ph1_arg_i64(ph1 *p, const char *key, int64_t v) { aclmock_arg_i64(&p->c, key, v); }
+
+bool invalid(ph1 *p, const char *fmt, ...)
+{
+    if (p->rc) {
+        return false;
+    }
+    char detail[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    p->rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s", p->op, detail);
+    return false;
+}
+
+bool need_ptr(ph1 *p, const void *v, const char *name)
+{
+    if (p->rc) {
+        return false;
+    }
+    if (!v) {
+        p->rc = aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is null", p->op, name);
+        return false;
+    }
+    return true;
+}
+
+bool need_tensor(ph1 *p, const aclTensor *t, const char *name)
+{
+    if (!need_ptr(p, t, name)) {
+        return false;
+    }
+    if (!aclmocknn_is_live(t, MK_TENSOR)) {
+        return invalid(p, "%s (%p) is not a live aclTensor", name, (const void *)t);
+    }
+    return true;
+}
+
+bool opt_tensor(ph1 *p, const aclTensor *t, const char *name) { return !t ? !p->rc : need_tensor(p, t, name); }
+
+bool need_scalar(ph1 *p, const aclScalar *s, const char *name)
+{
+    if (!need_ptr(p, s, name)) {
+        return false;
+    }
+    if (!aclmocknn_is_live(s, MK_SCALAR)) {
+        return invalid(p, "%s (%p) is not a live aclScalar", name, (const void *)s);
+    }
+    return true;
+}
+
+bool check_dtype(ph1 *p, const aclTensor *t, const char *name, const int32_t *allowed)
+{
+    if (p->rc) {
+        return false;
+    }
+    for (const int32_t *a = allowed; *a >= 0; a++) {
+        if (t->v.dtype == *a) {
+            return true;
+        }
+    }
+    char list[256];
+    size_t k = 0;
+    list[0] = '\0';
+    for (const int32_t *a = allowed; *a >= 0 && k + 16 < sizeof(list); a++) {
+        k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", a == allowed ? "" : ", ", mk_dtype_name(*a));
+    }
+    return invalid(p, "%s has dtype %s, which is not supported (supported: %s)", name, mk_dtype_name(t->v.dtype),
+                   list);
+}
+
+bool check_same_dtype(ph1 *p, const aclTensor *a, const char *an, const aclTensor *b, const char *bn)
+{
+    if (p->rc) {
+        return false;
+    }
+    if (a->v.dtype != b->v.dtype) {
+        return invalid(p, "%s (%s) and %s (%s) must have the same dtype", an, mk_dtype_name(a->v.dtype), bn,
+                       mk_dtype_name(b->v.dtype));
+    }
+    return true;
+}
+
+bool check_shape(ph1 *p, const aclTensor *t, const char *name, const int64_t *dims, uint32_t nd)
+{
+    if (p->rc) {
+        return false;
+    }
+    bool same = t->v.ndim == nd;
+    for (uint32_t i = 0; same && i < nd; i++) {
+        same = t->v.dims[i] == dims[i];
+    }
+    if (!same) {
+        char want[200], got[200];
+        shape_text(want, sizeof(want), dims, nd);
+        shape_text(got, sizeof(got), t->v.dims, t->v.ndim);
+        return invalid(p, "%s has shape %s, expected %s", name, got, want);
+    }
+    return true;
+}
+
+bool check_ndim(ph1 *p, const aclTensor *t, const char *name, uint32_t lo, uint32_t hi)
+{
+    if (p->rc) {
+        return false;
+    }
+    if (t->v.ndim < lo || t->v.ndim > hi) {
+        char got[200];
+        shape_text(got, sizeof(got), t->v.dims, t->v.ndim);
+        if (lo == hi) {
+            return invalid(p, "%s must be %u-dimensional, its shape is %s", name, lo, got);
+        }
+        return invalid(p, "%s must have %u to %u dimensions, its shape is %s", name, lo, hi, got);
+    }
+    return true;
+}
+
+bool bcast(const mk_view *a, const mk_view *b, int64_t *out, uint32_t *nd)
+{
+    uint32_t n = a->ndim > b->ndim ? a->ndim : b->ndim;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t da = i < a->ndim ? a->dims[a->ndim - 1 - i] : 1;
+        int64_t db = i < b->ndim ? b->dims[b->ndim - 1 - i] : 1;
+        if (da != db && da != 1 && db != 1) {
+            return false;
+        }
+        out[n - 1 - i] = da == 1 ? db : da;
+    }
+    *nd = n;
+    return true;
+}
+
+bool check_bcast_to(ph1 *p, const aclTensor *t, const char *name, const int64_t *dims, uint32_t nd)
+{
+    if (p->rc) {
+        return false;
+    }
+    bool ok = t->v.ndim <= nd;
+    for (uint32_t i = 0; ok && i < t->v.ndim; i++) {
+        int64_t d = t->v.dims[t->v.ndim - 1 - i];
+        ok = d == 1 || d == dims[nd - 1 - i];
+    }
+    if (!ok) {
+        char want[200], got[200];
+        shape_text(want, sizeof(want), dims, nd);
+        shape_text(got, sizeof(got), t->v.dims, t->v.ndim);
+        return invalid(p, "%s of shape %s cannot be broadcast to %s", name, got, want);
+    }
+    return true;
+}
+
+bool make_exec(ph1 *p, mk_kernel k, uint64_t ws)
+{
+    if (p->rc) {
+        return false;
+    }
+    p->e = aclmocknn_executor_new(p->op, k, ws);
+    if (!p->e) {
+        p->rc = ACLNN_ERR_INNER;
+        return false;
+    }
+    return true;
+}
+
+uint32_t add_in(ph1 *p, const aclTensor *t) { return aclmocknn_executor_add(p->e, t, true, false); }
+uint32_t add_out(ph1 *p, const aclTensor *t) { return aclmocknn_executor_add(p->e, t, false, true); }
+uint32_t add_inout(ph1 *p, const aclTensor *t) { return aclmocknn_executor_add(p->e, t, true, true); }
+
+double scalar_f(const aclScalar *s) { return mk_dtype_is_float(s->dtype) ? s->f : (double)s->i; }
+
+/* -------------------------------------------------------------- kernels */
+
+int64_t numel(const mk_view *v)
+{
+    int64_t n = 1;
+    for (uint32_t i = 0; i < v->ndim; i++) {
+        n *= v->dims[i];
+    }
+    return n;
+}
+
+int64_t *bcast_offsets(const mk_view *v, const int64_t *dims, uint32_t nd)
+{
+    int64_t n = 1;
+    for (uint32_t i = 0; i < nd; i++) {
+        n *= dims[i];
+    }
+    if (n <= 0) {
+        return NULL;
+    }
+    int64_t *offs = malloc((size_t)n * sizeof(int64_t));
+    if (!offs) {
+        return NULL;
+    }
+    /* stride of each output dim in v: 0 where v is broadcast */
+    int64_t st[MK_MAX_DIMS] = {0};
+    for (uint32_t i = 0; i < nd; i++) {
+        int64_t vi = (int64_t)i - (int64_t)(nd - v->ndim);
+        st[i] = vi >= 0 && v->dims[vi] != 1 ? v->strides[vi] : 0;
+    }
+    int64_t idx[MK_MAX_DIMS] = {0};
+    int64_t cur = 0;
+    for (int64_t k = 0; k < n; k++) {
+        offs[k] = cur;
+        for (int64_t d = (int64_t)nd - 1; d >= 0; d--) {
+            if (++idx[d] < dims[d]) {
+                cur += st[d];
+                break;
+            }
+            cur -= st[d] * (idx[d] - 1);
+            idx[d] = 0;
+        }
+    }
+    return offs;
+}
+
+int64_t *view_offsets(const mk_view *v) { return bcast_offsets(v, v->dims, v->ndim); }
+
+void split_axis(const mk_view *v, uint32_t dim, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    *outer = 1;
+    *inner = 1;
+    *len = v->ndim ? v->dims[dim] : 1;
+    for (uint32_t i = 0; i < dim && i < v->ndim; i++) {
+        *outer *= v->dims[i];
+    }
+    for (uint32_t i = dim + 1; i < v->ndim; i++) {
+        *inner *= v->dims[i];
+    }
+}
+
+int64_t axis_offset(const mk_view *v, uint32_t dim, int64_t o, int64_t k, int64_t i)
+{
+    if (!v->ndim) {
+        return 0;
+    }
+    int64_t off = k * v->strides[dim];
+    for (int64_t d = (int64_t)v->ndim - 1; d > (int64_t)dim; d--) {
+        off += (i % v->dims[d]) * v->strides[d];
+        i /= v->dims[d];
+    }
+    for (int64_t d = (int64_t)dim - 1; d >= 0; d--) {
+        off += (o % v->dims[d]) * v->strides[d];
+        o /= v->dims[d];
+    }
+    return off;
+}
+
+bool norm_dim(int64_t dim, uint32_t nd, uint32_t *out)
+{
+    int64_t n = nd ? (int64_t)nd : 1;
+    if (dim < -n || dim >= n) {
+        return false;
+    }
+    *out = (uint32_t)(dim < 0 ? dim + n : dim);
+    return true;
+}

@@ -1,0 +1,214 @@
+/*
+ * op_matmul.c (libopapi.so): aclnnMm, aclnnAddmm, aclnnMatmul.
+ * Phase-1 parameter lists: aclnn-facts.md B.1.2 (Mm, Addmm) and A.2.4
+ * (Matmul), from ops-nn v8.5.0 matmul op_api headers (aclnn_mm.h,
+ * aclnn_addmm.h, aclnn_matmul.h). Kernels accumulate in f32 in a plain
+ * k-loop, whatever the storage dtype, and store rounding to nearest even.
+ */
+#include "op_internal.h"
+
+#include <stdlib.h>
+
+/* Workspace the mock asks for, so callers exercise the workspace contract. */
+#define MM_WORKSPACE 512
+
+/* job->ip layout */
+enum { IP_A, IP_B, IP_OUT, IP_SELF, IP_A1D, IP_B1D, IP_HAS_SELF };
+/* job->p layout */
+enum { P_ALPHA, P_BETA };
+
+/* out[batch..., m, n] = beta * self + alpha * (a @ b), torch.matmul shapes:
+ * a 1-D is a row [1,k] (m dropped from out), b 1-D a column [k,1]. */
+static void k_matmul(const mk_job *j, void *const *bufs)
+{
+    const mk_view *a = &j->slot[j->ip[IP_A]], *b = &j->slot[j->ip[IP_B]], *o = &j->slot[j->ip[IP_OUT]];
+    const void *ab = bufs[j->ip[IP_A]], *bb = bufs[j->ip[IP_B]];
+    void *ob = bufs[j->ip[IP_OUT]];
+    bool a1 = j->ip[IP_A1D], b1 = j->ip[IP_B1D];
+    int64_t m = a1 ? 1 : a->dims[a->ndim - 2], k = a->dims[a->ndim - 1];
+    int64_t n = b1 ? 1 : b->dims[b->ndim - 1];
+    int64_t sam = a1 ? 0 : a->strides[a->ndim - 2], sak = a->strides[a->ndim - 1];
+    int64_t sbk = b1 ? b->strides[0] : b->strides[b->ndim - 2], sbn = b1 ? 0 : b->strides[b->ndim - 1];
+    /* out's m and n strides */
+    uint32_t ob_nd = o->ndim - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+    int64_t som = a1 ? 0 : o->strides[ob_nd], son = b1 ? 0 : o->strides[o->ndim - 1];
+    /* batch views */
+    mk_view ab_v = *a, bb_v = *b, ob_v = *o;
+    ab_v.ndim = a1 ? 0 : a->ndim - 2;
+    bb_v.ndim = b1 ? 0 : b->ndim - 2;
+    ob_v.ndim = ob_nd;
+    int64_t *offa = bcast_offsets(&ab_v, o->dims, ob_nd);
+    int64_t *offb = bcast_offsets(&bb_v, o->dims, ob_nd);
+    int64_t *offo = view_offsets(&ob_v);
+    int64_t nb = numel(&ob_v);
+    if (!offa || !offb || !offo || !ob) {
+        goto out;
+    }
+    float alpha = (float)j->p[P_ALPHA], beta = (float)j->p[P_BETA];
+    int64_t *offs = NULL;
+    const mk_view *s = NULL;
+    const void *sb = NULL;
+    if (j->ip[IP_HAS_SELF]) {
+        s = &j->slot[j->ip[IP_SELF]];
+        sb = bufs[j->ip[IP_SELF]];
+        int64_t mn[2] = {m, n};
+        offs = bcast_offsets(s, mn, 2);
+    }
+    for (int64_t bi = 0; bi < nb; bi++) {
+        for (int64_t i = 0; i < m; i++) {
+            for (int64_t c = 0; c < n; c++) {
+                float acc = 0.0f;
+                for (int64_t q = 0; q < k; q++) {
+                    acc += mk_ldf(ab, a->dtype, offa[bi] + i * sam + q * sak) *
+                           mk_ldf(bb, b->dtype, offb[bi] + q * sbk + c * sbn);
+                }
+                float r = acc;
+                if (s) {
+                    r = alpha * acc;
+                    /* beta == 0 ignores self (nan and inf included), as PyTorch's addmm */
+                    if (beta != 0.0f && offs && sb) {
+                        r += beta * mk_ldf(sb, s->dtype, offs[i * n + c]);
+                    }
+                }
+                mk_stf(ob, o->dtype, offo[bi] + i * som + c * son, r);
+            }
+        }
+    }
+    free(offs);
+out:
+    free(offa);
+    free(offb);
+    free(offo);
+}
+
+static bool check_cube(ph1 *p, int8_t cubeMathType)
+{
+    /* cubeMathType 0..4 (aclnn-facts.md A.2.4 "cubeMathType") */
+    if (!p->rc && (cubeMathType < 0 || cubeMathType > 4)) {
+        return invalid(p, "cubeMathType %d is not one of 0 (KEEP_DTYPE) to 4 (USE_FP32_ADD)", cubeMathType);
+    }
+    return !p->rc;
+}
+
+static bool check_k(ph1 *p, int64_t ka, int64_t kb)
+{
+    if (!p->rc && ka != kb) {
+        return invalid(p, "the inner dimensions differ: self has %lld columns, mat2 has %lld rows", (long long)ka,
+                       (long long)kb);
+    }
+    return !p->rc;
+}
+
+/* ------------------------------------------------------------------ Mm */
+
+OPS_EXPORT aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
+                                               int8_t cubeMathType, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnMmGetWorkspaceSize), "aclnnMm");
+    ph1_arg_tensor(&p, "self", self);
+    ph1_arg_tensor(&p, "mat2", mat2);
+    ph1_arg_tensor(&p, "out", out);
+    ph1_arg_i64(&p, "cubeMathType", cubeMathType);
+    if (need_tensor(&p, self, "self") && need_tensor(&p, mat2, "mat2") && need_tensor(&p, out, "out") &&
+        check_dtype(&p, self, "self", DT_FLOATS) && check_same_dtype(&p, self, "self", mat2, "mat2") &&
+        check_dtype(&p, out, "out", DT_FLOATS) && check_ndim(&p, self, "self", 2, 2) &&
+        check_ndim(&p, mat2, "mat2", 2, 2) && check_k(&p, self->v.dims[1], mat2->v.dims[0]) &&
+        check_shape(&p, out, "out", (int64_t[]){self->v.dims[0], mat2->v.dims[1]}, 2) &&
+        check_cube(&p, cubeMathType) && make_exec(&p, k_matmul, 0)) {
+        p.e->job.ip[IP_A] = add_in(&p, self);
+        p.e->job.ip[IP_B] = add_in(&p, mat2);
+        p.e->job.ip[IP_OUT] = add_out(&p, out);
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(Mm)
+
+/* --------------------------------------------------------------- Addmm */
+
+OPS_EXPORT aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat1, const aclTensor *mat2,
+                                                  const aclScalar *beta, const aclScalar *alpha, aclTensor *out,
+                                                  int8_t cubeMathType, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnAddmmGetWorkspaceSize), "aclnnAddmm");
+    ph1_arg_tensor(&p, "self", self);
+    ph1_arg_tensor(&p, "mat1", mat1);
+    ph1_arg_tensor(&p, "mat2", mat2);
+    ph1_arg_scalar(&p, "beta", beta);
+    ph1_arg_scalar(&p, "alpha", alpha);
+    ph1_arg_tensor(&p, "out", out);
+    ph1_arg_i64(&p, "cubeMathType", cubeMathType);
+    if (need_tensor(&p, self, "self") && need_tensor(&p, mat1, "mat1") && need_tensor(&p, mat2, "mat2") &&
+        need_scalar(&p, beta, "beta") && need_scalar(&p, alpha, "alpha") && need_tensor(&p, out, "out") &&
+        check_dtype(&p, mat1, "mat1", DT_FLOATS) && check_same_dtype(&p, mat1, "mat1", mat2, "mat2") &&
+        check_dtype(&p, self, "self", DT_FLOATS) && check_dtype(&p, out, "out", DT_FLOATS) &&
+        check_ndim(&p, mat1, "mat1", 2, 2) && check_ndim(&p, mat2, "mat2", 2, 2) &&
+        check_k(&p, mat1->v.dims[1], mat2->v.dims[0])) {
+        int64_t mn[2] = {mat1->v.dims[0], mat2->v.dims[1]};
+        /* self broadcasts to (m, n): torch_npu passes linear's 1-D bias (aclnn-facts.md B.1.2 Addmm) */
+        if (check_bcast_to(&p, self, "self", mn, 2) && check_shape(&p, out, "out", mn, 2) &&
+            check_cube(&p, cubeMathType) && make_exec(&p, k_matmul, MM_WORKSPACE)) {
+            p.e->job.ip[IP_SELF] = add_in(&p, self);
+            p.e->job.ip[IP_A] = add_in(&p, mat1);
+            p.e->job.ip[IP_B] = add_in(&p, mat2);
+            p.e->job.ip[IP_OUT] = add_out(&p, out);
+            p.e->job.ip[IP_HAS_SELF] = 1;
+            p.e->job.p[P_ALPHA] = scalar_f(alpha);
+            p.e->job.p[P_BETA] = scalar_f(beta);
+        }
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(Addmm)
+
+/* -------------------------------------------------------------- Matmul */
+
+OPS_EXPORT aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
+                                                   int8_t cubeMathType, uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnMatmulGetWorkspaceSize), "aclnnMatmul");
+    ph1_arg_tensor(&p, "self", self);
+    ph1_arg_tensor(&p, "mat2", mat2);
+    ph1_arg_tensor(&p, "out", out);
+    ph1_arg_i64(&p, "cubeMathType", cubeMathType);
+    /* 1- to 6-dimensional ND inputs with broadcasting (aclnn-facts.md A.2.4) */
+    if (need_tensor(&p, self, "self") && need_tensor(&p, mat2, "mat2") && need_tensor(&p, out, "out") &&
+        check_dtype(&p, self, "self", DT_FLOATS) && check_same_dtype(&p, self, "self", mat2, "mat2") &&
+        check_dtype(&p, out, "out", DT_FLOATS) && check_ndim(&p, self, "self", 1, 6) &&
+        check_ndim(&p, mat2, "mat2", 1, 6) && check_cube(&p, cubeMathType)) {
+        const mk_view *a = &self->v, *b = &mat2->v;
+        bool a1 = a->ndim == 1, b1 = b->ndim == 1;
+        int64_t ka = a->dims[a->ndim - 1], kb = b1 ? b->dims[0] : b->dims[b->ndim - 2];
+        mk_view ab = *a, bb = *b;
+        ab.ndim = a1 ? 0 : a->ndim - 2;
+        bb.ndim = b1 ? 0 : b->ndim - 2;
+        int64_t dims[MK_MAX_DIMS];
+        uint32_t nd = 0;
+        if (check_k(&p, ka, kb)) {
+            if (!bcast(&ab, &bb, dims, &nd)) {
+                invalid(&p, "the batch dimensions of self and mat2 do not broadcast");
+            } else {
+                if (!a1) {
+                    dims[nd++] = a->dims[a->ndim - 2];
+                }
+                if (!b1) {
+                    dims[nd++] = b->dims[b->ndim - 1];
+                }
+            }
+        }
+        if (check_shape(&p, out, "out", dims, nd) && make_exec(&p, k_matmul, MM_WORKSPACE)) {
+            p.e->job.ip[IP_A] = add_in(&p, self);
+            p.e->job.ip[IP_B] = add_in(&p, mat2);
+            p.e->job.ip[IP_OUT] = add_out(&p, out);
+            p.e->job.ip[IP_A1D] = a1;
+            p.e->job.ip[IP_B1D] = b1;
+        }
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(Matmul)

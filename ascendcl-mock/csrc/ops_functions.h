@@ -1,0 +1,32 @@
+/*
+ * ops_functions.h: the functions of the mock's operator libraries
+ * (libnnopbase.so: descriptors and executors; libopapi.so: the aclnn ops),
+ * as an X-macro. They are journaled, counted and fault-injected by the mock
+ * (libascendcl.so) through the aclmock_* entry points of ext_ops.c, so their
+ * names extend the mock's function list (mock.h, journal.c). The recording
+ * shim does not export them.
+ */
+#ifndef ACLMOCK_OPS_FUNCTIONS_H
+#define ACLMOCK_OPS_FUNCTIONS_H
+
+#define MOCK_OPS_FUNCTIONS(X) \
+    X(aclCreateTensor) X(aclDestroyTensor) X(aclCreateScalar) X(aclDestroyScalar) X(aclCreateIntArray)         \
+    X(aclDestroyIntArray) X(aclCreateFloatArray) X(aclDestroyFloatArray) X(aclCreateBoolArray)                 \
+    X(aclDestroyBoolArray) X(aclCreateTensorList) X(aclDestroyTensorList) X(aclSetAclOpExecutorRepeatable)     \
+    X(aclDestroyAclOpExecutor) X(aclSetInputTensorAddr) X(aclSetOutputTensorAddr) X(aclSetTensorAddr)          \
+    X(AclSetInputTensorAddr) X(AclSetOutputTensorAddr) X(AclSetTensorAddr) X(aclnnInit) X(aclnnFinalize)       \
+    X(aclnnMmGetWorkspaceSize) X(aclnnMm) X(aclnnAddmmGetWorkspaceSize) X(aclnnAddmm)                          \
+    X(aclnnMatmulGetWorkspaceSize) X(aclnnMatmul) X(aclnnAddGetWorkspaceSize) X(aclnnAdd)                      \
+    X(aclnnAddsGetWorkspaceSize) X(aclnnAdds) X(aclnnInplaceAddGetWorkspaceSize) X(aclnnInplaceAdd)            \
+    X(aclnnMulGetWorkspaceSize) X(aclnnMul) X(aclnnMulsGetWorkspaceSize) X(aclnnMuls)                          \
+    X(aclnnInplaceMulsGetWorkspaceSize) X(aclnnInplaceMuls) X(aclnnSubGetWorkspaceSize) X(aclnnSub)            \
+    X(aclnnReluGetWorkspaceSize) X(aclnnRelu) X(aclnnThresholdBackwardGetWorkspaceSize)                        \
+    X(aclnnThresholdBackward) X(aclnnLogSoftmaxGetWorkspaceSize) X(aclnnLogSoftmax)                            \
+    X(aclnnLogSoftmaxBackwardGetWorkspaceSize) X(aclnnLogSoftmaxBackward) X(aclnnNLLLossGetWorkspaceSize)      \
+    X(aclnnNLLLoss) X(aclnnNLLLossBackwardGetWorkspaceSize) X(aclnnNLLLossBackward)                            \
+    X(aclnnReduceSumGetWorkspaceSize) X(aclnnReduceSum) X(aclnnCastGetWorkspaceSize) X(aclnnCast)              \
+    X(aclnnInplaceCopyGetWorkspaceSize) X(aclnnInplaceCopy) X(aclnnInplaceZeroGetWorkspaceSize)                \
+    X(aclnnInplaceZero) X(aclnnInplaceFillScalarGetWorkspaceSize) X(aclnnInplaceFillScalar)                    \
+    X(aclnnArgMaxGetWorkspaceSize) X(aclnnArgMax)
+
+#endif /* ACLMOCK_OPS_FUNCTIONS_H */
