@@ -49,6 +49,17 @@ fn upload(ctx: &Context, case: &Case) -> ascendcl::Result<Uploaded> {
         };
         specs.insert(expect.role.clone(), (spec, shape));
     }
+    if case.op == "NLLLoss" && !specs.contains_key("totalWeightOut") {
+        // Reduction none: the op does not write totalWeightOut (nothing to
+        // expect), but the argument is still required.
+        let spec = TensorSpec {
+            dtype: case.tensors["self"].dtype.clone(),
+            file: case.tensors["self"].file.clone(),
+            view: None,
+        };
+        buffers.insert("totalWeightOut".into(), DeviceBuffer::zeroed(ctx, 32)?);
+        specs.insert("totalWeightOut".into(), (spec, Vec::new()));
+    }
     Ok(Uploaded { buffers, specs })
 }
 
@@ -108,7 +119,13 @@ fn reduction(case: &Case) -> Reduction {
 fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
     let specs = &up.specs;
     // Split the buffers: written roles mutably, the rest shared.
-    let written: Vec<String> = case.expects.iter().map(|e| e.role.clone()).collect();
+    let written: Vec<String> = specs
+        .keys()
+        .filter(|role| {
+            !case.tensors.contains_key(*role) || case.expects.iter().any(|e| &e.role == *role)
+        })
+        .cloned()
+        .collect();
     let mut outs: BTreeMap<&str, TensorMut<'a>> = BTreeMap::new();
     let mut ins: BTreeMap<&str, Tensor<'a>> = BTreeMap::new();
     for (role, buffer) in up.buffers.iter_mut() {

@@ -664,7 +664,12 @@ def nll_loss_cases():
             out = reduced_shape(out, rshape)
         rt, at = tol("accum", dt)
         c.expect("out", out, rt, at)
-        c.expect("totalWeightOut", reduced_shape(torch.tensor(tw, dtype=DTYPES[dt]), rshape), *tol("exact", dt))
+        # The real op writes totalWeightOut only for mean and sum: with
+        # reduction none it is left untouched (hicann/ops-nn v8.5.0,
+        # loss/nll_loss/op_api/aclnn_nll_loss.cpp, `if (reduction != 0)`
+        # around the cast and view-copy of totalWeight). So no expectation.
+        if red != "none":
+            c.expect("totalWeightOut", reduced_shape(torch.tensor(tw, dtype=DTYPES[dt]), rshape), *tol("exact", dt))
 
 
 def nll_loss_backward_cases():
