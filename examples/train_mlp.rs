@@ -348,7 +348,9 @@ fn run() -> ascendcl::Result<bool> {
     // Pinned staging buffers for the copy stream.
     let mut x_host = HostBuffer::<f32>::zeroed(&ctx, BATCH * D)?;
     let mut labels_host = HostBuffer::<i64>::zeroed(&ctx, BATCH)?;
-    let mut worst = 0f64;
+    // Largest relative difference while the loss is above 1e-3; below that
+    // the losses sit at the f32 quantum and only the absolute bound means much.
+    let (mut worst, mut worst_abs) = (0f64, 0f64);
     let mut all_match = generator_ok;
     let steps_per_epoch = N / BATCH;
     for epoch in 0..EPOCHS {
@@ -381,7 +383,12 @@ fn run() -> ascendcl::Result<bool> {
             )?;
             let expected = reference.losses.get(k_step).copied().unwrap_or(f64::NAN);
             let ok = Reference::loss_matches(f64::from(loss), expected);
-            worst = worst.max((f64::from(loss) - expected).abs() / expected.abs().max(1e-30));
+            let diff = (f64::from(loss) - expected).abs();
+            if expected.abs() > 1e-3 {
+                worst = worst.max(diff / expected.abs());
+            } else {
+                worst_abs = worst_abs.max(diff);
+            }
             all_match &= ok;
             println!(
                 "step {} loss {loss:.9} (PyTorch {expected:.9}){}",
@@ -406,11 +413,15 @@ fn run() -> ascendcl::Result<bool> {
     );
     if all_match {
         println!(
-            "matches the PyTorch reference: every step's loss within 1e-4 relative (+1e-6 absolute), \
-             largest relative difference {worst:.2e}; accuracy identical"
+            "matches the PyTorch reference: every step's loss within 1e-4 relative (+1e-6 absolute); \
+             largest relative difference {worst:.2e} while the loss is above 1e-3, largest absolute \
+             difference {worst_abs:.2e} below; accuracy identical"
         );
     } else {
-        println!("DOES NOT match the PyTorch reference (largest relative difference {worst:.2e})");
+        println!(
+            "DOES NOT match the PyTorch reference (largest relative difference {worst:.2e}, \
+             absolute {worst_abs:.2e} below 1e-3)"
+        );
     }
     Ok(all_match)
 }
