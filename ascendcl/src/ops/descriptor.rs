@@ -25,13 +25,17 @@ fn creation_failed(ctx: &Context, function: &'static str) -> Error {
     .into()
 }
 
-/// A destroy that failed in a destructor is parked like any other.
-fn destroy(what: &'static str, result: std::result::Result<i32, ascendcl_sys::SymbolError>) {
-    match result {
-        Ok(0) => {}
-        Ok(code) => crate::deferred::park(what, AclError::new(code, what, None).into()),
-        Err(missing) => crate::deferred::park(what, missing.into()),
-    }
+/// Runs a destroy from a destructor: tried twice (a failed destroy leaves
+/// the object alive, so trying again is sound), then parked.
+fn destroy(
+    what: &'static str,
+    mut call: impl FnMut() -> std::result::Result<i32, ascendcl_sys::SymbolError>,
+) {
+    crate::deferred::release(what, || match call() {
+        Ok(0) => Ok(()),
+        Ok(code) => Err(AclError::new(code, what, None).into()),
+        Err(missing) => Err(missing.into()),
+    });
 }
 
 /// An `aclTensor`.
@@ -75,7 +79,7 @@ impl TensorDesc {
 impl Drop for TensorDesc {
     fn drop(&mut self) {
         // SAFETY: a descriptor we created, destroyed once.
-        destroy("aclDestroyTensor", unsafe {
+        destroy("aclDestroyTensor", || unsafe {
             self.aclnn.aclDestroyTensor(self.raw)
         });
     }
@@ -105,7 +109,7 @@ impl ScalarDesc {
 impl Drop for ScalarDesc {
     fn drop(&mut self) {
         // SAFETY: a scalar we created, destroyed once.
-        destroy("aclDestroyScalar", unsafe {
+        destroy("aclDestroyScalar", || unsafe {
             self.aclnn.aclDestroyScalar(self.raw)
         });
     }
@@ -135,7 +139,7 @@ impl IntArrayDesc {
 impl Drop for IntArrayDesc {
     fn drop(&mut self) {
         // SAFETY: an array we created, destroyed once.
-        destroy("aclDestroyIntArray", unsafe {
+        destroy("aclDestroyIntArray", || unsafe {
             self.aclnn.aclDestroyIntArray(self.raw)
         });
     }

@@ -170,14 +170,13 @@ impl Drop for Prepared<'_> {
         // executor this way (hicann/opbase v8.5.0,
         // src/nnopbase/common/api/acl_op_api.cpp:489-505).
         // SAFETY: our live executor, not launched, destroyed once.
-        match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
-            Ok(0) => {}
-            Ok(code) => crate::deferred::park(
-                "an unlaunched operator",
-                AclError::new(code, "aclDestroyAclOpExecutor", None).into(),
-            ),
-            Err(missing) => crate::deferred::park("an unlaunched operator", missing.into()),
-        }
+        crate::deferred::release("an unlaunched operator", || {
+            match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
+                Ok(0) => Ok(()),
+                Ok(code) => Err(AclError::new(code, "aclDestroyAclOpExecutor", None).into()),
+                Err(missing) => Err(missing.into()),
+            }
+        });
     }
 }
 

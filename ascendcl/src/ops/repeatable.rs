@@ -217,13 +217,12 @@ impl Drop for Repeatable {
             crate::deferred::park_result("a repeatable operator", stream.synchronize_queued());
         }
         // SAFETY: our repeatable executor, with no queued launch left.
-        match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
-            Ok(0) => {}
-            Ok(code) => crate::deferred::park(
-                "a repeatable operator",
-                AclError::new(code, "aclDestroyAclOpExecutor", None).into(),
-            ),
-            Err(missing) => crate::deferred::park("a repeatable operator", missing.into()),
-        }
+        crate::deferred::release("a repeatable operator", || {
+            match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
+                Ok(0) => Ok(()),
+                Ok(code) => Err(AclError::new(code, "aclDestroyAclOpExecutor", None).into()),
+                Err(missing) => Err(missing.into()),
+            }
+        });
     }
 }
