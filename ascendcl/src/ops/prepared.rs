@@ -169,8 +169,8 @@ impl Drop for Prepared<'_> {
         // An executor never launched: destroyed here. nnopbase deletes any
         // executor this way (hicann/opbase v8.5.0,
         // src/nnopbase/common/api/acl_op_api.cpp:489-505).
-        // SAFETY: our live executor, not launched, destroyed once.
         crate::deferred::release("an unlaunched operator", || {
+            // SAFETY: an executor never launched, destroyed at most once (a failed destroy leaves it alive).
             match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
                 Ok(0) => Ok(()),
                 Ok(code) => Err(AclError::new(code, "aclDestroyAclOpExecutor", None).into()),

@@ -216,8 +216,8 @@ impl Drop for Repeatable {
         for stream in &self.launched_on {
             crate::deferred::park_result("a repeatable operator", stream.synchronize_queued());
         }
-        // SAFETY: our repeatable executor, with no queued launch left.
         crate::deferred::release("a repeatable operator", || {
+            // SAFETY: our repeatable executor with no queued launch left; a failed destroy leaves it alive.
             match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
                 Ok(0) => Ok(()),
                 Ok(code) => Err(AclError::new(code, "aclDestroyAclOpExecutor", None).into()),
