@@ -74,6 +74,7 @@ mod event;
 mod memory;
 pub mod ops;
 mod pending;
+mod queued;
 mod runtime;
 pub mod safety;
 mod stream;

@@ -1,12 +1,12 @@
 //! `OpPending`: a launched operator that may still be running.
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use crate::deferred;
 use crate::error::Result;
 use crate::event::Marker;
-use crate::pending::{operation_complete, wait_for_operation};
+use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
 
@@ -31,8 +31,7 @@ use crate::tracker::UseTracker;
 #[must_use = "dropping an OpPending waits for the operator at once; keep it and call .wait() to overlap work"]
 pub struct OpPending<'a> {
     op: &'static str,
-    stream: &'a Stream,
-    marker: Option<Weak<Marker>>,
+    queued: Queued<'a>,
     trackers: Vec<&'a UseTracker>,
     _borrows: PhantomData<&'a mut ()>,
 }
@@ -41,7 +40,7 @@ impl std::fmt::Debug for OpPending<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpPending")
             .field("op", &self.op)
-            .field("waited", &self.marker.is_none())
+            .field("waited", &self.queued.is_settled())
             .finish()
     }
 }
@@ -55,8 +54,7 @@ impl<'a> OpPending<'a> {
     ) -> Self {
         OpPending {
             op,
-            stream,
-            marker: Some(Arc::downgrade(marker)),
+            queued: Queued::new(stream, marker),
             trackers,
             _borrows: PhantomData,
         }
@@ -69,16 +67,13 @@ impl<'a> OpPending<'a> {
 
     /// The stream it was launched on.
     pub fn stream(&self) -> &Stream {
-        self.stream
+        self.queued.stream()
     }
 
     /// Whether the operator has finished, without waiting (never `true`
     /// too early; see [`Pending::is_complete`](crate::Pending::is_complete)).
     pub fn is_complete(&self) -> Result<bool> {
-        match &self.marker {
-            Some(weak) => operation_complete(self.stream, weak),
-            None => Ok(true),
-        }
+        self.queued.is_complete()
     }
 
     /// Ends the borrows without waiting: the operator stays queued and every
@@ -106,7 +101,7 @@ impl<'a> OpPending<'a> {
     /// # Ok::<(), ascendcl::Error>(())
     /// ```
     pub fn detach(mut self) {
-        self.marker = None;
+        self.queued.detach();
     }
 
     /// Waits until the operator has run and releases its tensors.
@@ -116,10 +111,7 @@ impl<'a> OpPending<'a> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        match self.marker.take() {
-            Some(weak) => wait_for_operation(self.stream, &weak, self.trackers.iter().copied()),
-            None => Ok(()),
-        }
+        self.queued.finish(self.trackers.iter().copied())
     }
 }
 
