@@ -25,7 +25,7 @@
 //!   and a hint, like runtime errors ([`AclError`](crate::AclError)).
 //!
 //! The libraries (`libnnopbase.so`, the op-API libraries) are loaded on the
-//! first operator, next to the runtime library (see [`ascendcl_sys::aclnn`]).
+//! first operator, next to the runtime library (see [`ascendcl_sys::aclnn`](mod@ascendcl_sys::aclnn)).
 //!
 //! ```
 //! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
