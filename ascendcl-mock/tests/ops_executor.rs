@@ -78,8 +78,9 @@ fn a_repeatable_executor_runs_many_times_with_re_pointed_addresses_until_destroy
             OK
         );
         assert_eq!(
-            o.ops.nn::<SetAddr>("aclSetOutputTensorAddr")(e, 1, y, y2),
-            INVALID
+            o.ops.nn::<SetAddr>("aclSetOutputTensorAddr")(e, 0, std::ptr::null_mut(), y2),
+            561103,
+            "a null tensor is ACLNN_ERR_INNER_NULLPTR"
         );
     }
     o.run("aclnnRelu", 0, e);
@@ -89,10 +90,11 @@ fn a_repeatable_executor_runs_many_times_with_re_pointed_addresses_until_destroy
         [0.0, 2.0, 0.0, 4.0],
         "the old output is untouched"
     );
-    // aclSetTensorAddr counts inputs then outputs
+    // the executor follows its tensors: the index is unused for these ops
+    // (opbase v8.5.0 acl_op_api.cpp:424-440)
     // SAFETY: as above.
     unsafe {
-        assert_eq!(o.ops.nn::<SetAddr>("aclSetTensorAddr")(e, 1, y, yp), OK);
+        assert_eq!(o.ops.nn::<SetAddr>("aclSetTensorAddr")(e, 7, y, yp), OK);
     }
     o.run("aclnnRelu", 0, e);
     assert_eq!(read_f32(&o.t, yp, 4), [5.0, 0.0, 7.0, 0.0]);
@@ -148,8 +150,10 @@ fn a_null_stream_is_the_default_stream_of_the_current_context() {
     o.finish();
 }
 
-/// Addmm, Matmul and ReduceSum ask for a workspace; phase 2 rejects a null
-/// or too small one with 161002 (and consumes the single-use executor).
+/// Addmm, Matmul and ReduceSum ask for a workspace. Phase 2 with a null
+/// workspace and a nonzero size is 161001 and deletes the executor
+/// (opbase v8.5.0 op_executor.cpp:1390-1394); a too small one is the mock's
+/// 161002. Both consume a single-use executor.
 #[test]
 fn ops_with_a_workspace_reject_a_null_or_too_small_one() {
     let mut o = OpsTest::new();
@@ -188,8 +192,15 @@ fn ops_with_a_workspace_reject_a_null_or_too_small_one() {
         assert!(ws > 0, "{op} asks for a workspace");
         assert_eq!(
             o.ops.launch(op, std::ptr::null_mut(), ws, e, o.stream),
-            INVALID,
+            NULLPTR,
             "{op}: null"
+        );
+        assert_eq!(o.t.s.live(Resource::AclnnExecutor), 0, "{op}: deleted");
+        let (_, _, e) = prep(&o, op);
+        assert_eq!(
+            o.ops.launch(op, std::ptr::null_mut(), 0, e, o.stream),
+            INVALID,
+            "{op}: no workspace"
         );
         let (_, ws, e) = prep(&o, op);
         let w = o.buf(&vec![0u8; ws as usize]);
@@ -204,6 +215,21 @@ fn ops_with_a_workspace_reject_a_null_or_too_small_one() {
         o.run(op, ws, e);
     }
     assert_eq!(read_f32(&o.t, outp, 4), [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(o.t.s.live(Resource::AclnnExecutor), 0);
+    o.finish();
+}
+
+#[test]
+fn a_null_workspace_with_a_size_deletes_even_a_repeatable_executor() {
+    let mut o = OpsTest::new();
+    let ((x, _), (y, _)) = relu_pair(&mut o);
+    let (_, _, e) = relu(&o, x, y);
+    assert_eq!(o.ops.set_repeatable(e), OK);
+    assert_eq!(
+        o.ops
+            .launch("aclnnRelu", std::ptr::null_mut(), 64, e, o.stream),
+        NULLPTR
+    );
     assert_eq!(o.t.s.live(Resource::AclnnExecutor), 0);
     o.finish();
 }

@@ -4,7 +4,9 @@
  * of the nnopbase ABI (CANN 8.5.0: hicann/opbase include/nnopbase/aclnn/
  * acl_meta.h, aclnn_base.h) and the mock's layout of the opaque descriptors.
  * Self-contained (C only, no <acl/acl.h>): the runtime's aclDataType and
- * aclFormat are not in our runtime declaration header.
+ * aclFormat are not in our runtime declaration header. Signatures: opbase
+ * v8.5.0 include/nnopbase/aclnn/acl_meta.h:62-128 (descriptors, executor,
+ * set-address calls), aclnn_base.h:47-48 (aclnnInit, aclnnFinalize).
  */
 #ifndef ACLMOCK_OPS_ACLNN_MOCK_H
 #define ACLMOCK_OPS_ACLNN_MOCK_H
@@ -35,12 +37,13 @@
 typedef int32_t aclnnStatus;
 typedef void *aclrtStream;
 
-/* aclnnStatus values (opbase op_errno.h; aclnn-facts.md A.2.2 "aclnnStatus codes") */
+/* aclnnStatus values (opbase v8.5.0 include/nnopbase/opdev/op_errno.h:15-18, :24) */
 #define ACLNN_SUCCESS 0
 #define ACLNN_ERR_PARAM_NULLPTR 161001
 #define ACLNN_ERR_PARAM_INVALID 161002
 #define ACLNN_ERR_RUNTIME_ERROR 361001
 #define ACLNN_ERR_INNER 561000
+#define ACLNN_ERR_INNER_NULLPTR 561103
 
 /* aclDataType values (hicann/runtime acl_base_rt.h; aclnn-facts.md A.2.2) */
 typedef enum aclDataType {
@@ -149,8 +152,7 @@ typedef struct aclOpExecutor {
     const char *op; /* "aclnnAdd" */
     bool repeatable;
     uint64_t ws_size;
-    uint32_t nin, nout;
-    uint32_t in_slot[MK_MAX_SLOTS], out_slot[MK_MAX_SLOTS]; /* IR order -> slot */
+    const aclTensor *src[MK_MAX_SLOTS]; /* the descriptor each slot was built from */
     mk_job job;
 } aclOpExecutor;
 

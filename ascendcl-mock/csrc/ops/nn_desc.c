@@ -56,7 +56,13 @@ static void dims_text(char *buf, size_t cap, const int64_t *d, uint64_t n)
     snprintf(buf + k, cap - k, "]");
 }
 
-/* Validates aclCreateTensor's arguments; 0 or the status (message set). */
+/* Validates aclCreateTensor's arguments; 0 or the status (message set).
+ * The real function (opbase v8.5.0 src/nnopbase/common/api/acl_op_api.cpp:28-45)
+ * returns NULL only for null viewDims or storageDims with a nonzero count
+ * (:32-34) and leaves the rest to each op; the mock also refuses what no op
+ * could use (negative dims, strides or offset; a view reaching past its
+ * storage; a null stride; unsupported dtypes and formats; more than 8 dims),
+ * so the mistake is reported where it is made. */
 static aclnnStatus tensor_check(const int64_t *viewDims, uint64_t viewDimsNum, int32_t dataType, const int64_t *stride,
                                 int64_t offset, int32_t format, const int64_t *storageDims, uint64_t storageDimsNum)
 {

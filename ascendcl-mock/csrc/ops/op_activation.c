@@ -1,8 +1,12 @@
 /*
  * op_activation.c (libopapi.so): aclnnRelu and aclnnThresholdBackward.
- * Parameter lists: aclnn-facts.md B.1.2 (Relu: `out` is declared const;
- * ThresholdBackward: out = gradOutput where self > threshold, else 0), from
- * ops-nn v8.5.0 activation op_api headers.
+ * Parameter lists (ops-nn v8.5.0): activation/relu/op_api/aclnn_relu.h:49
+ * (`out` declared const); activation/threshold_grad_v2_d/op_host/op_api/
+ * aclnn_threshold_backward.h:52-54 (out = gradOutput where self > threshold,
+ * else 0: aclnn-facts.md B.1.2). The real ThresholdBackward checks only
+ * gradOutput and self for null (aclnn_threshold_backward.cpp:51-55); the mock
+ * also answers 161001 for a null threshold or out, which the real op would
+ * dereference.
  */
 #include "op_internal.h"
 

@@ -1,7 +1,11 @@
 /*
  * op_copy.c (libopapi.so): aclnnCast, aclnnInplaceCopy (broadcast and dtype
  * conversion: aclnn-facts.md B.1.2), aclnnInplaceZero, aclnnInplaceFillScalar.
- * Parameter lists: aclnn-facts.md B.1.2 (ops-math v8.5.0 op_api headers).
+ * Parameter lists (ops-math v8.5.0): math/cast/op_host/op_api/aclnn_cast.h:38-39,
+ * conversion/view_copy/op_host/op_api/aclnn_copy.h:35-36,
+ * math/zero_op/op_api/aclnn_zero.h:48, conversion/fill/op_api/
+ * aclnn_fill_scalar.h:36-37 (selfRef and value checked for null:
+ * aclnn_fill_scalar.cpp:41-42, :104).
  * Conversions: integer to integer exactly (wrapping like a C cast),
  * floating to integer truncating, anything to f16/bf16 through f32 rounding
  * to nearest even.

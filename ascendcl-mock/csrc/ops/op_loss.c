@@ -1,7 +1,10 @@
 /*
  * op_loss.c (libopapi.so): aclnnNLLLoss and aclnnNLLLossBackward.
- * Parameter lists, dtypes and shapes: aclnn-facts.md B.1.2 (ops-nn v8.5.0
- * loss op_api headers): self (N,C) or (C); target (N) or () of int64, int32
+ * Parameter lists (ops-nn v8.5.0): loss/nll_loss/op_api/aclnn_nll_loss.h:42-44
+ * and loss/nll_loss_grad/op_api/aclnn_nll_loss_backward.h:45-48; every
+ * tensor, weight included, is checked for null (aclnn_nll_loss.cpp:58-62 and
+ * :187; aclnn_nll_loss_backward.cpp:54-59 and :173). Dtypes and shapes:
+ * aclnn-facts.md B.1.2: self (N,C) or (C); target (N) or () of int64, int32
  * or uint8; weight (C) of self's dtype (torch_npu always passes one, B.1.1);
  * reduction 0 none, 1 mean, 2 sum; out (N) for none, else (1,) or 0-dim
  * (D, "NLLLoss reduced outputs": accept both); totalWeightOut (1,) or 0-dim.

@@ -1,8 +1,9 @@
 /*
  * op_softmax.c (libopapi.so): aclnnLogSoftmax and aclnnLogSoftmaxBackward
- * along one dim. Parameter lists: aclnn-facts.md B.1.2 (ops-nn v8.5.0
- * activation/logsoftmax_v2 op_api aclnn_logsoftmax.h; the backward's
- * `output` is the forward's log-probabilities). Each row is reduced in
+ * along one dim. Parameter lists (ops-nn v8.5.0): activation/logsoftmax_v2/
+ * op_host/op_api/aclnn_logsoftmax.h:34-35 and activation/logsoftmax_grad/
+ * op_host/op_api/aclnn_logsoftmax_backward.h:25-27 (the backward's `output`
+ * is the forward's log-probabilities: aclnn-facts.md B.1.2). Each row is reduced in
  * double and the result stored in the out dtype.
  */
 #include "op_internal.h"
