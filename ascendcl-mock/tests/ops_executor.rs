@@ -335,6 +335,18 @@ fn injected_faults_fail_either_phase_and_leak_nothing() {
         0,
         "phase 2 consumed the executor"
     );
+    let faulted =
+        o.t.s
+            .journal()
+            .into_iter()
+            .rfind(|e| e.raw_field("fn") == Some("\"aclnnRelu\""))
+            .expect("the faulted call is journaled");
+    assert_eq!(faulted.raw_field("ret"), Some("361001"));
+    assert!(
+        faulted.line.contains("\"executor\":\"x"),
+        "{}",
+        faulted.line
+    );
     assert_eq!(o.t.sync_stream(o.stream), OK);
     assert_eq!(read_f32(&o.t, yp, 4), [9.0; 4], "nothing ran");
     o.finish();

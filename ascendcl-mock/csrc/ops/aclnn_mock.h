@@ -28,10 +28,12 @@
 #define MK_FN(name)                                                                                                 \
     ({                                                                                                              \
         static int id_ = -1;                                                                                        \
-        if (id_ < 0) {                                                                                              \
-            id_ = aclmock_fn_id(#name);                                                                             \
+        int v_ = __atomic_load_n(&id_, __ATOMIC_RELAXED);                                                           \
+        if (v_ < 0) {                                                                                               \
+            v_ = aclmock_fn_id(#name);                                                                              \
+            __atomic_store_n(&id_, v_, __ATOMIC_RELAXED);                                                           \
         }                                                                                                           \
-        id_;                                                                                                        \
+        v_;                                                                                                         \
     })
 
 typedef int32_t aclnnStatus;
@@ -167,13 +169,12 @@ aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kernel, uint64_t
 uint32_t aclmocknn_executor_add(aclOpExecutor *e, const aclTensor *t, bool input, bool output);
 /* Frees an executor created by phase 1 that is not handed out (phase-1 failure). */
 void aclmocknn_executor_drop(aclOpExecutor *e);
-/* The common phase 2 of op `op`: checks executor and workspace, queues the
- * kernel, frees a single-use executor. */
-aclnnStatus aclmocknn_executor_launch(aclmock_call *c, const char *op, void *workspace, uint64_t ws_size,
-                                      aclOpExecutor *e, aclrtStream stream);
-/* A phase-2 call that failed before launching (injected fault) still
- * consumes a single-use executor. */
-void aclmocknn_executor_consume(aclOpExecutor *e);
+/* The common phase 2 of op `op`, inside its journaled call: journals the
+ * arguments; with `fault` (an injected failure) only consumes a single-use
+ * executor and returns it; otherwise checks executor and workspace, queues
+ * the kernel and frees a single-use executor. */
+aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault, const char *op, void *workspace,
+                                      uint64_t ws_size, aclOpExecutor *e, aclrtStream stream);
 
 /* ------------------------------------------------ dtype.c (both libraries) */
 size_t mk_dtype_size(int32_t dt); /* 0 if the mock does not support it */

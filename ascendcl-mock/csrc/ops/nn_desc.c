@@ -191,9 +191,21 @@ static void tensor_free(aclTensor *t)
     free(t);
 }
 
-/* The common destroy: journal, fault, null and liveness checks. */
-static aclnnStatus destroy_common(aclmock_call *c, const void *p, int kind, const char *what, char prefix)
+/* The common destroy: journals the handle (every descriptor starts with its
+ * id), then the injected fault, null and liveness checks. */
+static aclnnStatus destroy_common(aclmock_call *c, int32_t fault, const void *p, int kind, const char *what,
+                                  const char *key, char prefix)
 {
+    if (p && aclmocknn_is_live(p, kind)) {
+        arg_handle(c, key, prefix, *(const uint64_t *)p);
+    } else {
+        char sym[32];
+        snprintf(sym, sizeof(sym), "?%p", p);
+        aclmock_arg_str(c, key, p ? sym : NULL);
+    }
+    if (fault) {
+        return fault;
+    }
     if (!p) {
         return aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "%s is null", what);
     }
@@ -202,8 +214,6 @@ static aclnnStatus destroy_common(aclmock_call *c, const void *p, int kind, cons
                        p, what);
         return aclmock_fail(ACLNN_ERR_PARAM_INVALID, "%s %p is not a live %s", what, p, what);
     }
-    (void)c;
-    (void)prefix;
     return 0;
 }
 
@@ -211,9 +221,8 @@ OPS_EXPORT aclnnStatus aclDestroyTensor(const aclTensor *tensor)
 {
     aclmock_call c;
     int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyTensor));
-    if (!rc && !(rc = destroy_common(&c, tensor, MK_TENSOR, "tensor", 't'))) {
+    if (!(rc = destroy_common(&c, rc, tensor, MK_TENSOR, "tensor", "tensor", 't'))) {
         aclTensor *t = (aclTensor *)(uintptr_t)tensor;
-        arg_handle(&c, "tensor", 't', t->id);
         if (t->in_list) {
             rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "tensor t%llu belongs to a tensor list, which destroys it",
                               (unsigned long long)t->id);
@@ -264,8 +273,7 @@ OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
 {
     aclmock_call c;
     int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyScalar));
-    if (!rc && !(rc = destroy_common(&c, scalar, MK_SCALAR, "scalar", 'k'))) {
-        arg_handle(&c, "scalar", 'k', scalar->id);
+    if (!(rc = destroy_common(&c, rc, scalar, MK_SCALAR, "scalar", "scalar", 'k'))) {
         nn_reg_del(scalar, MK_SCALAR);
         aclmock_live_add(ACLMOCK_RES_ACLNN_SCALAR, -1);
         free((void *)(uintptr_t)scalar);
@@ -318,8 +326,7 @@ OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
     {                                                                                                               \
         aclmock_call c;                                                                                             \
         int32_t rc = aclmock_call_begin(&c, MK_FN(fname));                                                          \
-        if (!rc && !(rc = destroy_common(&c, array, kind, "array", prefix))) {                                      \
-            arg_handle(&c, "array", prefix, array->id);                                                             \
+        if (!(rc = destroy_common(&c, rc, array, kind, "array", "array", prefix))) {                                \
             nn_reg_del(array, kind);                                                                                \
             aclmock_live_add(ACLMOCK_RES_ACLNN_ARRAY, -1);                                                          \
             free(array->v);                                                                                         \
@@ -392,8 +399,7 @@ OPS_EXPORT aclnnStatus aclDestroyTensorList(const aclTensorList *array)
 {
     aclmock_call c;
     int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyTensorList));
-    if (!rc && !(rc = destroy_common(&c, array, MK_TENSOR_LIST, "tensor list", 'l'))) {
-        arg_handle(&c, "array", 'l', array->id);
+    if (!(rc = destroy_common(&c, rc, array, MK_TENSOR_LIST, "tensor list", "array", 'l'))) {
         for (uint64_t i = 0; i < array->n; i++) {
             tensor_free(array->v[i]);
         }

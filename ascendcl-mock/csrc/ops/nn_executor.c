@@ -149,13 +149,20 @@ static aclnnStatus launch(void *workspace, uint64_t wsSize, aclOpExecutor *e, ac
     return aclmock_compute_enqueue(stream, spans, n, run_job, free, copy);
 }
 
-OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, const char *op, void *workspace, uint64_t ws_size,
-                                                 aclOpExecutor *e, aclrtStream stream)
+OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault, const char *op, void *workspace,
+                                                 uint64_t ws_size, aclOpExecutor *e, aclrtStream stream)
 {
     aclmock_arg_ptr(c, "workspace", workspace);
     aclmock_arg_u64(c, "workspaceSize", ws_size);
     arg_exec(c, e);
     aclmock_arg_stream(c, "stream", stream);
+    if (fault) {
+        /* consumed like a failed run (see the rules above) */
+        if (e && aclmocknn_is_live(e, MK_EXECUTOR) && !e->repeatable) {
+            executor_free(e);
+        }
+        return fault;
+    }
     if (!e) {
         return aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
     }
@@ -183,15 +190,6 @@ OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, const char *op
         executor_free(e);
     }
     return rc;
-}
-
-/* Phase 2 of every op whose phase-2 call was fault-injected: the executor is
- * consumed all the same (see the rules above). */
-OPS_EXPORT void aclmocknn_executor_consume(aclOpExecutor *e)
-{
-    if (e && aclmocknn_is_live(e, MK_EXECUTOR) && !e->repeatable) {
-        executor_free(e);
-    }
 }
 
 /* Common checks of the executor functions; 0 or the status. */
