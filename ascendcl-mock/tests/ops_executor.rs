@@ -289,6 +289,29 @@ fn a_tensor_address_outside_live_device_memory_fails_at_launch() {
 }
 
 #[test]
+fn a_tensor_on_another_device_than_the_stream_fails_at_launch() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.f32_tensor(&[4], &[1.0; 4]);
+    assert_eq!(o.t.set_device(1), OK);
+    let p1 = o.t.malloc(64, 0).unwrap();
+    assert_eq!(o.t.set_device(0), OK); // every aclrtSetDevice counts a reference
+    let y = o.view(&[4], &[1], 0, ACL_FLOAT, &[4], p1);
+    let (rc, _, e) = relu(&o, x, y);
+    assert_eq!(rc, OK);
+    assert_eq!(
+        o.ops
+            .launch("aclnnRelu", std::ptr::null_mut(), 0, e, o.stream),
+        RUNTIME
+    );
+    let msg = o.t.recent_msg().unwrap_or_default();
+    assert!(msg.contains("device 1"), "{msg}");
+    assert_eq!(o.t.free(p1), OK);
+    assert_eq!(o.t.reset_device(1), OK);
+    assert_eq!(o.t.reset_device(0), OK);
+    o.finish();
+}
+
+#[test]
 fn memory_freed_before_the_kernel_runs_is_a_use_after_free_and_the_kernel_is_skipped() {
     let mut o = OpsTest::new();
     let (x, _) = o.f32_tensor(&[4], &[1.0; 4]);
