@@ -87,7 +87,7 @@ fn main() {
 #[cfg(feature = "bindgen")]
 fn regenerate(include: &std::path::Path) {
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for pass in [bindgen_config::Pass::Types, bindgen_config::Pass::Functions] {
+    for pass in bindgen_config::Pass::ALL {
         let bindings = bindgen_config::builder(include, pass)
             .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
             .generate()

@@ -6,6 +6,7 @@
 //! and wrong, the program fails with an error naming the path instead of
 //! quietly falling back to the mock.
 
+pub mod mlp;
 pub mod trace;
 
 pub mod bench;

@@ -14,6 +14,18 @@
 
 #include <stdlib.h>
 
+typedef struct mock_report {
+    struct mock_report *next;
+    void (*fn)(void *);
+    void *arg;
+    uint64_t thread;
+    mock_stream *stream;
+    bool done;
+    bool block;   /* ACL_CALLBACK_BLOCK: the stream waits for it */
+    uint64_t clk; /* its place in the stream's order (order.c) */
+    int refs;
+} mock_report;
+
 ACLMOCK_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
     mock_call c;
@@ -118,6 +130,8 @@ void callback_execute(mock_stream *s, mock_task *t)
     r->arg = t->u.host.arg;
     r->thread = t->u.host.thread;
     r->stream = s;
+    r->block = t->u.host.block;
+    r->clk = order_callback_start(s, t);
     r->refs = t->u.host.block ? 2 : 1;
     mock_report **tail = &G.reports;
     while (*tail) {
@@ -187,9 +201,13 @@ ACLMOCK_EXPORT aclError aclrtProcessReport(int32_t timeout)
     }
     uint64_t ran = 0;
     while (r) {
+        if (r->block) {
+            order_callback_enter(r->stream, r->clk);
+        }
         mock_unlock();
         r->fn(r->arg);
         mock_lock();
+        order_callback_leave();
         r->done = true;
         report_unref(r);
         ran++;

@@ -88,6 +88,10 @@ ACLMOCK_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, 
     if (rc || same) {
         return call_end(&c, rc);
     }
+    /* not ordered with queued work: the host's own access (order.c) */
+    int m = order_access(NULL, src, count, false, FN_aclrtMemcpy);
+    int m2 = order_access(NULL, dst, count, true, FN_aclrtMemcpy);
+    order_journal(&c, m >= 0 ? m : m2);
     mem_copy(dst, src, count);
     return call_end(&c, ACL_SUCCESS);
 }
@@ -128,6 +132,9 @@ ACLMOCK_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *
     t->u.copy.count = count;
     t->u.copy.dst_fp = rd.fp;
     t->u.copy.src_fp = rs.fp;
+    int m = order_access(s, src, count, false, FN_aclrtMemcpyAsync);
+    int m2 = order_access(s, dst, count, true, FN_aclrtMemcpyAsync);
+    order_journal(&c, m >= 0 ? m : m2);
     rc = stream_enqueue(s, t);
     if (rc) {
         return call_end(&c, rc);
@@ -135,7 +142,12 @@ ACLMOCK_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *
     bool pageable = rd.where == MEM_HOST || rs.where == MEM_HOST;
     jo_str(&c, "mode", pageable ? "synchronous (pageable host memory)" : "asynchronous");
     if (pageable) {
+        /* returns once the stream has run everything up to the copy */
+        vclock done = {0};
+        vc_copy(&done, &s->vc);
         stream_wait_seq(s, s->submitted, 0);
+        order_host_learn(&done);
+        vc_free(&done);
     }
     return call_end(&c, ACL_SUCCESS);
 }
@@ -181,6 +193,7 @@ ACLMOCK_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value
     if (rc) {
         return call_end(&c, rc);
     }
+    order_journal(&c, order_access(NULL, devPtr, count, true, FN_aclrtMemset));
     mem_fill(devPtr, value, count);
     return call_end(&c, ACL_SUCCESS);
 }
@@ -215,6 +228,7 @@ ACLMOCK_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t 
     t->u.set.value = value;
     t->u.set.count = count;
     t->u.set.fp = r.fp;
+    order_journal(&c, order_access(s, devPtr, count, true, FN_aclrtMemsetAsync));
     return call_end(&c, stream_enqueue(s, t));
 }
 

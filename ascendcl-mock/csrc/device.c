@@ -185,10 +185,12 @@ static aclError sync_device(int fn, int32_t timeout, bool has_timeout)
     mock_stream **list = n ? calloc(n, sizeof(*list)) : NULL;
     uint64_t *target = n ? calloc(n, sizeof(*target)) : NULL;
     size_t k = 0;
+    vclock done = {0}; /* what the wait covers (order.c) */
     for (size_t i = 0; list && target && i < n; i++) {
         if (G.streams[i]->device == dev) {
             list[k] = G.streams[i];
             target[k++] = G.streams[i]->submitted;
+            vc_join(&done, &G.streams[i]->vc);
         }
     }
     aclError rc = ACL_SUCCESS;
@@ -199,6 +201,10 @@ static aclError sync_device(int fn, int32_t timeout, bool has_timeout)
             break;
         }
     }
+    if (rc == ACL_SUCCESS && (n == 0 || (list && target))) {
+        order_host_learn(&done);
+    }
+    vc_free(&done);
     free(list);
     free(target);
     return call_end(&c, rc);

@@ -73,12 +73,19 @@ aclError fail_verbatim(aclError code, const char *line)
     return code;
 }
 
+static const char *const misuse_names[ACLMOCK_MISUSE_COUNT] = {
+    "DOUBLE_FREE",    "UNKNOWN_POINTER", "DESTROYED_HANDLE", "OUT_OF_BOUNDS",    "UNMAP_UNMAPPED",
+    "RELEASE_MAPPED", "USE_AFTER_FREE",  "WRONG_CONTEXT",    "HOST_DEREF",       "UNORDERED_ACCESS",
+    "PINNED_HOST_ACCESS", "FREE_MAPPED_PHYSICAL",
+};
+
+const char *misuse_name(aclmockMisuse kind)
+{
+    return (unsigned)kind < ACLMOCK_MISUSE_COUNT ? misuse_names[kind] : "UNKNOWN";
+}
+
 void misuse(aclmockMisuse kind, const char *fmt, ...)
 {
-    static const char *const names[ACLMOCK_MISUSE_COUNT] = {
-        "DOUBLE_FREE",  "UNKNOWN_POINTER", "DESTROYED_HANDLE", "OUT_OF_BOUNDS", "UNMAP_UNMAPPED",
-        "RELEASE_MAPPED", "USE_AFTER_FREE", "WRONG_CONTEXT",   "HOST_DEREF",
-    };
     char detail[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -87,9 +94,9 @@ void misuse(aclmockMisuse kind, const char *fmt, ...)
     mock_tls *t = tls();
     const char *fn = t->cur_fn >= 0 ? mock_fn_names[t->cur_fn] : "stream worker";
     G.misuse[kind]++;
-    sb_printf(&G.misuse_log, "%s: %s: %s\n", names[kind], fn, detail);
+    sb_printf(&G.misuse_log, "%s: %s: %s\n", misuse_names[kind], fn, detail);
     if (G.abort_on_misuse) {
-        fprintf(stderr, "aclmock: misuse %s in %s: %s\n", names[kind], fn, detail);
+        fprintf(stderr, "aclmock: misuse %s in %s: %s\n", misuse_names[kind], fn, detail);
         abort();
     }
 }

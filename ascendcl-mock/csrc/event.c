@@ -137,16 +137,72 @@ ACLMOCK_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
     return call_end(&c, ACL_SUCCESS);
 }
 
-/* Queues a marker task of `kind` for `ev` on `stream`. */
-static aclError queue_event_task(mock_event *ev, aclrtStream stream, task_kind kind, uint64_t gen, int32_t timeout)
+/*
+ * The stream an event task goes to, checked in the order of CANN 8.5.0
+ * (hicann/runtime tag v8.5.0). The acl layer rejects a null event first
+ * (src/acl/aclrt_impl/event.cpp:104, stream.cpp:259: 100000, done by
+ * event_arg). Then the runtime: no current context -> 107002
+ * (src/runtime/feature/src/api_impl/api_impl.cc:2098 record, :1519 wait,
+ * :2189 reset); a NULL stream is the context's default stream; a stream that
+ * is not in the current context -> RT_ERROR_STREAM_CONTEXT, which
+ * errcode_manage.cc:110 maps to 107003 (api_impl.cc:2110 record, :1531 wait,
+ * :2201 reset). A device-1 stream used while device 0's context is current
+ * therefore fails with 107003 before anything else.
+ *
+ * An event of device 0 with a stream of device 1 while device 1's context
+ * is current (all paths in src/runtime/feature/src/):
+ *
+ * - aclrtStreamWaitEvent: the source decides, and it is NOT an error.
+ *   Event::Wait (event/event.cc:586-628) compares the event's device with
+ *   the waiting stream's (event.cc:597, 612) and queues a remote event wait
+ *   task when they differ (event.cc:614-621). The mock accepts the wait and
+ *   orders the stream after the recording like any other wait.
+ * - aclrtRecordEvent and aclrtResetEvent: the source cannot decide. No
+ *   open-source layer compares the devices: api/api_c.cc:715-733 and
+ *   api_impl/api_error.cc:1235-1248 check only the event's flags; Event::Record
+ *   (event.cc:440-495) takes the event id from the event's device
+ *   (AllocEventIdResource, event.cc:292-301) and submits the task to the
+ *   stream's device (event.cc:448, 484); Event::Reset (event.cc:667-701)
+ *   submits to the stream's device. What a card then does is in the closed
+ *   driver. The runtime FAQ on master ("docs/zh/FAQ/多Device场景下Stream跨
+ *   Device下发失败.md", lines 28-35 and 83-91) says record and wait fail when
+ *   event and stream belong to different devices, but names no code, and its
+ *   own example (lines 70-74) waits across devices, as 8.5.0's Event::Wait
+ *   allows. The mock rejects a cross-device record or reset after the
+ *   context check with 107000 (ACL_ERROR_RT_PARAM_INVALID, the runtime's
+ *   code for an invalid argument): a mock decision, not a fact from the
+ *   source.
+ */
+static mock_stream *event_stream(const mock_event *ev, aclrtStream stream, bool same_device, aclError *rc)
 {
-    if (!need_ctx()) {
-        return ACL_ERROR_RT_CONTEXT_NULL;
+    mock_ctx *ctx = need_ctx();
+    if (!ctx) {
+        *rc = ACL_ERROR_RT_CONTEXT_NULL;
+        return NULL;
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return tls()->last_error;
+        *rc = tls()->last_error;
+        return NULL;
     }
+    if (s->ctx != ctx) {
+        *rc = fail(ACL_ERROR_RT_STREAM_CONTEXT,
+                   "stream s%llu is not in the current context (it belongs to c%llu on device %d, current is c%llu)",
+                   (unsigned long long)s->h.id, (unsigned long long)s->ctx->h.id, s->device,
+                   (unsigned long long)ctx->h.id);
+        return NULL;
+    }
+    if (same_device && s->device != ev->device) {
+        *rc = fail(ACL_ERROR_RT_PARAM_INVALID, "event e%llu belongs to device %d but stream s%llu to device %d",
+                   (unsigned long long)ev->h.id, ev->device, (unsigned long long)s->h.id, s->device);
+        return NULL;
+    }
+    return s;
+}
+
+/* Queues a marker task of `kind` for `ev` on `s`. */
+static aclError queue_event_task(mock_event *ev, mock_stream *s, task_kind kind, uint64_t gen, int32_t timeout)
+{
     mock_task *t = task_new(kind);
     if (!t) {
         return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of host memory");
@@ -160,7 +216,13 @@ static aclError queue_event_task(mock_event *ev, aclrtStream stream, task_kind k
     } else if (kind == TASK_WAIT) {
         ev->pending_waits++;
     }
-    return stream_enqueue(s, t);
+    aclError rc = stream_enqueue(s, t);
+    if (rc == ACL_SUCCESS && kind == TASK_RECORD) {
+        order_record(ev, s);
+    } else if (rc == ACL_SUCCESS && kind == TASK_WAIT) {
+        order_wait(s, ev);
+    }
+    return rc;
 }
 
 ACLMOCK_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
@@ -176,7 +238,12 @@ ACLMOCK_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     if (!ev) {
         return call_end(&c, tls()->last_error);
     }
-    return call_end(&c, queue_event_task(ev, stream, TASK_RECORD, ev->rec_gen + 1, 0));
+    aclError rc = ACL_SUCCESS;
+    mock_stream *s = event_stream(ev, stream, true, &rc);
+    if (!s) {
+        return call_end(&c, rc);
+    }
+    return call_end(&c, queue_event_task(ev, s, TASK_RECORD, ev->rec_gen + 1, 0));
 }
 
 ACLMOCK_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
@@ -192,7 +259,12 @@ ACLMOCK_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     if (!ev) {
         return call_end(&c, tls()->last_error);
     }
-    return call_end(&c, queue_event_task(ev, stream, TASK_RESET_EVENT, 0, 0));
+    aclError rc = ACL_SUCCESS;
+    mock_stream *s = event_stream(ev, stream, true, &rc);
+    if (!s) {
+        return call_end(&c, rc);
+    }
+    return call_end(&c, queue_event_task(ev, s, TASK_RESET_EVENT, 0, 0));
 }
 
 static aclError stream_wait_event(int fn, aclrtStream stream, aclrtEvent event, int32_t timeout, bool has_timeout)
@@ -214,14 +286,16 @@ static aclError stream_wait_event(int fn, aclrtStream stream, aclrtEvent event, 
     if (!ev) {
         return call_end(&c, tls()->last_error);
     }
-    if (event_complete(ev)) {
-        /* nothing to wait for, but the stream must still be valid */
-        if (!need_ctx()) {
-            return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
-        }
-        return call_end(&c, stream_arg(stream) ? ACL_SUCCESS : tls()->last_error);
+    aclError rc = ACL_SUCCESS;
+    mock_stream *s = event_stream(ev, stream, false, &rc); /* remote waits are allowed */
+    if (!s) {
+        return call_end(&c, rc);
     }
-    return call_end(&c, queue_event_task(ev, stream, TASK_WAIT, ev->rec_gen, has_timeout ? timeout : -1));
+    if (event_complete(ev)) {
+        order_wait(s, ev); /* nothing to wait for: the recorded work has finished */
+        return call_end(&c, ACL_SUCCESS);
+    }
+    return call_end(&c, queue_event_task(ev, s, TASK_WAIT, ev->rec_gen, has_timeout ? timeout : -1));
 }
 
 ACLMOCK_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
@@ -256,6 +330,9 @@ static aclError query_event(int fn, aclrtEvent event, void *status, int kind)
         v = event_complete(ev) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     } else {
         v = ev->pending_waits ? ACL_EVENT_WAIT_STATUS_NOT_READY : ACL_EVENT_WAIT_STATUS_COMPLETE;
+    }
+    if (kind != 2 && event_complete(ev)) {
+        order_host_learn(&ev->vc); /* the host saw the recorded work finish */
     }
     replay_out_i64(&c, "status", &v);
     if (kind == 0) {
@@ -304,13 +381,18 @@ static aclError sync_event(int fn, aclrtEvent event, int32_t timeout, bool has_t
     }
     uint64_t target = ev->rec_gen;
     uint64_t deadline = has_timeout ? deadline_after_ms(timeout) : 0;
+    vclock done = {0}; /* the recording this call waits for (order.c) */
+    vc_copy(&done, &ev->vc);
     while (ev->recorded && ev->done_gen < target) {
         if (!mock_wait_until(deadline) && ev->recorded && ev->done_gen < target) {
+            vc_free(&done);
             return call_end(&c, fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
                                      "event e%llu did not complete within %d ms", (unsigned long long)ev->h.id,
                                      timeout));
         }
     }
+    order_host_learn(&done);
+    vc_free(&done);
     return call_end(&c, ACL_SUCCESS);
 }
 

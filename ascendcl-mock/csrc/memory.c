@@ -60,6 +60,7 @@ static void host_insert(const mock_host *h)
 void memory_reset_locked(void)
 {
     for (size_t i = 0; i < G.nhosts; i++) {
+        order_log_free(&G.hosts[i].log);
         free((void *)G.hosts[i].addr);
     }
     free(G.hosts);
@@ -70,6 +71,9 @@ void memory_reset_locked(void)
         free(d->allocs);
         d->allocs = NULL;
         d->nallocs = d->capallocs = 0;
+        for (size_t k = 0; k < d->nallocs; k++) {
+            order_log_free(&d->allocs[k].log);
+        }
         for (size_t k = 0; k < d->nresvs; k++) {
             free(d->resvs[k]->maps);
             free(d->resvs[k]);
@@ -139,7 +143,7 @@ static aclError do_malloc(mock_call *c, void **devPtr, size_t size, aclrtMemMall
                     "bytes)",
                     size, dev, (unsigned long long)d->heap.free, (unsigned long long)ea_largest(&d->heap));
     }
-    mock_alloc al = {++G.next_alloc, off, size, consumed};
+    mock_alloc al = {++G.next_alloc, off, size, consumed, NULL};
     alloc_insert(d, &al);
     uintptr_t addr = d->mwin + off;
     pm_del(&G.freed_dev, addr);
@@ -221,6 +225,8 @@ ACLMOCK_EXPORT aclError aclrtFree(void *devPtr)
     memmove(&d->allocs[idx], &d->allocs[idx + 1], (d->nallocs - idx - 1) * sizeof(*al));
     d->nallocs--;
     uint64_t lo = 0, hi = 0;
+    /* freeing is a host write to all of it: queued work must be known done */
+    order_journal(&c, order_free(&gone.log, 'm', gone.id, gone.size));
     ea_free(&d->heap, gone.off, gone.consumed, &lo, &hi);
     arena_release_backing(dev, gone.off, gone.consumed, lo, hi);
     pm_put(&G.freed_dev, a, gone.id);
@@ -249,7 +255,7 @@ ACLMOCK_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
         return call_end(&c, fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of pinned host memory",
                                  size));
     }
-    mock_host h = {++G.next_host, (uintptr_t)p, size};
+    mock_host h = {++G.next_host, (uintptr_t)p, size, NULL};
     host_insert(&h);
     pm_del(&G.freed_host, (uint64_t)(uintptr_t)p);
     G.live[ACLMOCK_RES_HOST_BUFFER]++;
@@ -279,6 +285,8 @@ ACLMOCK_EXPORT aclError aclrtFreeHost(void *hostPtr)
                                  freed ? "was already freed" : "is not the start of an aclrtMallocHost block"));
     }
     uint64_t id = h->id;
+    /* freeing is a host write to all of it: queued copies must be known done */
+    order_journal(&c, order_free(&h->log, 'h', h->id, h->size));
     size_t idx = (size_t)(h - G.hosts);
     memmove(&G.hosts[idx], &G.hosts[idx + 1], (G.nhosts - idx - 1) * sizeof(*h));
     G.nhosts--;

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "aclmock.h"
+#include "order.h"
 
 #define ACLMOCK_EXPORT __attribute__((visibility("default")))
 #define MOCK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -143,6 +144,7 @@ typedef struct mock_task {
     task_kind kind;
     enum mock_fn origin;
     uint64_t seq;
+    vclock snap; /* host callbacks: the stream's clock when queued (order.c) */
     union {
         struct {
             void *dst;
@@ -189,6 +191,9 @@ struct mock_stream {
     aclError sticky; /* reported by the next synchronize of this stream */
     bool subscribed;
     uint64_t sub_thread;
+    uint32_t ord;       /* order id (order.c) */
+    vclock vc;          /* what this stream's next task is ordered after */
+    uint64_t host_seen; /* G.host_ver last joined into vc */
 };
 
 struct mock_event {
@@ -201,6 +206,7 @@ struct mock_event {
     uint64_t done_gen;      /* number of the latest recording that completed */
     uint64_t ts_ns;         /* time the latest recording completed */
     uint32_t pending_waits; /* queued aclrtStreamWaitEvent tasks */
+    vclock vc;              /* the recording stream's clock at the latest record */
 };
 
 typedef struct mock_phys {
@@ -211,17 +217,20 @@ typedef struct mock_phys {
     uint32_t refs; /* user references (MallocPhysical + Retain) */
     uint32_t maps; /* live mappings */
     bool freed;    /* returned to the arena */
+    acc_log *log;  /* accesses through any mapping (order.c) */
 } mock_phys;
 
 typedef struct mock_alloc {
     uint64_t id;
     uint64_t off, size, consumed;
+    acc_log *log;
 } mock_alloc;
 
 typedef struct mock_host {
     uint64_t id;
     uintptr_t addr;
     size_t size;
+    acc_log *log;
 } mock_host;
 
 typedef struct mock_map {
@@ -262,15 +271,8 @@ typedef struct mock_device {
     size_t nresvs, capresvs;
 } mock_device;
 
-typedef struct mock_report {
-    struct mock_report *next;
-    void (*fn)(void *);
-    void *arg;
-    uint64_t thread;
-    mock_stream *stream;
-    bool done;
-    int refs;
-} mock_report;
+/* A callback waiting for its aclrtProcessReport thread (callback.c). */
+typedef struct mock_report mock_report;
 
 typedef struct mock_fault {
     int fn;
@@ -318,6 +320,11 @@ typedef struct mock_global {
     ptrmap freed_resv; /* start address of a released reservation -> id */
     mock_report *reports;
 
+    /* happens-before model (order.c) */
+    vclock host_vc;
+    uint64_t host_ver; /* bumped whenever host_vc grows */
+    uint32_t next_ord;
+
     /* bookkeeping */
     uint64_t live[ACLMOCK_RES_COUNT];
     uint64_t misuse[ACLMOCK_MISUSE_COUNT];
@@ -357,6 +364,8 @@ typedef struct mock_tls {
     uint64_t fail_seq; /* failures recorded on this thread (fail_verbatim) */
     uint64_t rp_gen;    /* replay load this thread was bound under */
     int64_t rp_thread;  /* index of the trace thread it replays, -1 none */
+    struct mock_stream *cb_stream; /* host function running in this stream's order */
+    uint64_t cb_clk;               /* its place in the stream (order.c) */
     size_t msg_len;
     char msg[4096];
     char returned[4096];
@@ -376,6 +385,7 @@ aclError fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
 aclError fail_verbatim(aclError code, const char *line);
 /* Counts and logs a misuse (and aborts if ASCENDCL_MOCK_ABORT_ON_MISUSE=1). */
 void misuse(aclmockMisuse kind, const char *fmt, ...) MOCK_PRINTF(2, 3);
+const char *misuse_name(aclmockMisuse kind); /* "DOUBLE_FREE", ... */
 void errors_reset_locked(void);
 
 /* ------------------------------------------------------------- journal */
@@ -462,6 +472,7 @@ bool stream_wait_seq(mock_stream *s, uint64_t seq, uint64_t deadline_ns);
 void stream_destroy(mock_stream *s, bool force);
 void streams_stop_all_locked(void);
 mock_task *task_new(task_kind kind);
+void task_free(mock_task *t);
 
 /* -------------------------------------------------------------- events */
 void event_task_done(mock_task *t, bool executed);
@@ -491,7 +502,8 @@ mock_alloc *alloc_find(mock_device *d, uint64_t off, bool containing);
 mock_host *host_find(uintptr_t addr, bool containing);
 mock_resv *resv_find(mock_device *d, uint64_t off);
 mock_map *map_find(mock_resv *r, uint64_t off);
-void phys_release_if_unused(mock_phys *p);
+/* Returns the misuse kind the release reported (order.c), or -1. */
+int phys_release_if_unused(mock_phys *p);
 /* A physical handle argument; NULL (with error and misuse) when invalid. */
 mock_phys *phys_arg(const void *handle, bool allow_freed);
 /* The reservation holding `va` (its device in *dev), or NULL. */

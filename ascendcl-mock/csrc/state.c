@@ -176,11 +176,12 @@ static void free_objects_locked(void)
             mock_task *t = s->head;
             while (t) {
                 mock_task *tn = t->next;
-                free(t);
+                task_free(t);
                 t = tn;
             }
             pthread_cond_destroy(&s->cv);
         }
+        order_obj_free(o);
         free(o);
         o = next;
     }
@@ -217,6 +218,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
     memory_reset_locked();
     devices_reset_locked();
     free_objects_locked();
+    order_reset_locked();
     memset(G.live, 0, sizeof(G.live));
     memset(G.calls, 0, sizeof(G.calls));
     G.next_tid = G.next_ctx = G.next_stream = G.next_event = 0;

@@ -19,6 +19,12 @@ mock_task *task_new(task_kind kind)
     return t;
 }
 
+void task_free(mock_task *t)
+{
+    vc_free(&t->snap);
+    free(t);
+}
+
 mock_stream *stream_create(mock_ctx *ctx, bool is_default, uint32_t priority, uint32_t flags)
 {
     mock_stream *s = calloc(1, sizeof(*s));
@@ -42,6 +48,7 @@ mock_stream *stream_create(mock_ctx *ctx, bool is_default, uint32_t priority, ui
     s->is_default = is_default;
     s->priority = priority;
     s->flags = flags;
+    order_stream_init(s);
     G.streams[G.nstreams++] = s;
     if (!is_default) {
         G.live[ACLMOCK_RES_STREAM]++;
@@ -123,9 +130,11 @@ static void task_execute(mock_stream *s, mock_task *t)
     case TASK_WAIT:
         break;
     case TASK_HOSTFN:
+        order_callback_enter(s, order_callback_start(s, t));
         mock_unlock();
         t->u.host.fn(t->u.host.arg);
         mock_lock();
+        order_callback_leave();
         break;
     case TASK_CALLBACK:
         callback_execute(s, t);
@@ -181,7 +190,7 @@ static void *worker_main(void *arg)
         }
         s->running = NULL;
         s->completed++;
-        free(t);
+        task_free(t);
         mock_broadcast();
     }
     mock_unlock();
@@ -193,13 +202,14 @@ aclError stream_enqueue(mock_stream *s, mock_task *t)
     if (!s->has_thread) {
         if (pthread_create(&s->thread, NULL, worker_main, s) != 0) {
             task_finish(t, false);
-            free(t);
+            task_free(t);
             return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "cannot start the worker thread of the stream");
         }
         s->has_thread = true;
     }
     int cur = tls()->cur_fn;
     t->origin = cur >= 0 ? (enum mock_fn)cur : FN_aclrtLaunchHostFunc;
+    order_enqueue(s, t);
     t->seq = ++s->submitted;
     t->next = NULL;
     if (s->tail) {
@@ -232,7 +242,7 @@ static void discard_pending(mock_stream *s)
         mock_task *next = t->next;
         task_finish(t, false);
         s->completed++;
-        free(t);
+        task_free(t);
         t = next;
     }
     mock_broadcast();
@@ -259,6 +269,9 @@ void stream_destroy(mock_stream *s, bool force)
         discard_pending(s);
     } else if (!self) {
         stream_wait_seq(s, s->submitted, 0);
+    }
+    if (!self) {
+        order_host_learn(&s->vc); /* nothing of it runs any more */
     }
     callbacks_stream_gone(s);
     s->stopping = true;
@@ -407,7 +420,14 @@ static aclError sync_stream(int fn, aclrtStream stream, int32_t timeout, bool ha
         return call_end(&c, ACL_SUCCESS);
     }
     uint64_t deadline = has_timeout ? deadline_after_ms(timeout) : 0;
-    if (!stream_wait_seq(s, s->submitted, deadline)) {
+    vclock done = {0}; /* what the wait covers: work queued before this call */
+    vc_copy(&done, &s->vc);
+    bool finished = stream_wait_seq(s, s->submitted, deadline);
+    if (finished && !s->sticky) {
+        order_host_learn(&done);
+    }
+    vc_free(&done);
+    if (!finished) {
         return call_end(&c, fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                                  "stream s%llu still has %llu queued task(s) after %d ms",
                                  (unsigned long long)s->h.id, (unsigned long long)(s->submitted - s->completed),
@@ -448,6 +468,9 @@ ACLMOCK_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *
         return call_end(&c, tls()->last_error);
     }
     int64_t st = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    if (st == ACL_STREAM_STATUS_COMPLETE) {
+        order_host_learn(&s->vc);
+    }
     replay_out_i64(&c, "status", &st);
     *status = (aclrtStreamStatus)st;
     jo_i64(&c, "status", st);

@@ -62,17 +62,20 @@ mock_phys *phys_arg(const void *handle, bool allow_freed)
     return p;
 }
 
-void phys_release_if_unused(mock_phys *p)
+int phys_release_if_unused(mock_phys *p)
 {
     if (p->freed || p->refs || p->maps) {
-        return;
+        return -1;
     }
     p->freed = true;
     p->h.alive = false;
+    /* by the last aclrtFreePhysical or aclrtUnmapMem */
+    int reported = order_free(&p->log, 'p', p->h.id, p->size);
     uint64_t lo = 0, hi = 0;
     ea_free(&G.devices[p->device].heap, p->off, p->size, &lo, &hi);
     arena_release_backing(p->device, p->off, p->size, lo, hi);
     G.live[ACLMOCK_RES_PHYSICAL]--;
+    return reported;
 }
 
 /* The reservation holding `va`, with *dev set; NULL if none. */
@@ -321,9 +324,20 @@ ACLMOCK_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "physical handle p%llu was already freed",
                                  (unsigned long long)p->h.id));
     }
+    if (p->maps) {
+        /* CANN 8.5.0 docs/api_docs/aclrtFreePhysical.md:34 (constraints): a
+         * mapped handle must be unmapped with aclrtUnmapMem before it is
+         * freed. A precondition the caller broke is misuse. The release is
+         * still deferred to the last unmap (the behaviour the facts record,
+         * and the one that cannot corrupt the arena), and the call succeeds. */
+        misuse(ACLMOCK_MISUSE_FREE_MAPPED_PHYSICAL,
+               "physical handle p%llu still has %u mapping(s): aclrtUnmapMem them before aclrtFreePhysical",
+               (unsigned long long)p->h.id, p->maps);
+        order_journal(&c, ACLMOCK_MISUSE_FREE_MAPPED_PHYSICAL);
+    }
     p->refs--;
     jo_u64(&c, "mappings", p->maps);
-    phys_release_if_unused(p); /* deferred while mapped */
+    order_journal(&c, phys_release_if_unused(p)); /* deferred while mapped */
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -429,6 +443,6 @@ ACLMOCK_EXPORT aclError aclrtUnmapMem(void *virPtr)
     r->nmaps--;
     p->maps--;
     G.live[ACLMOCK_RES_MAPPING]--;
-    phys_release_if_unused(p);
+    order_journal(&c, phys_release_if_unused(p));
     return call_end(&c, ACL_SUCCESS);
 }

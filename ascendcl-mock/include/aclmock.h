@@ -49,7 +49,18 @@ typedef enum aclmockMisuse {
     ACLMOCK_MISUSE_USE_AFTER_FREE = 6,     /* queued work touching memory freed before it ran */
     ACLMOCK_MISUSE_WRONG_CONTEXT = 7,      /* destroying a stream from another context  */
     ACLMOCK_MISUSE_HOST_DEREF = 8,         /* host code dereferenced a device address   */
-    ACLMOCK_MISUSE_COUNT = 9
+    /* two accesses to one range, at least one a write, by queued work of
+     * streams (or a synchronous copy/fill, or aclrtFree / the release of
+     * physical memory) that no event record/wait chain or host synchronize
+     * orders; judged by the order of the calls, not by timing               */
+    ACLMOCK_MISUSE_UNORDERED_ACCESS = 9,
+    /* the host reads, writes or frees pinned memory (aclrtMemcpy from/to it,
+     * aclrtFreeHost) while queued work not known to have finished uses it   */
+    ACLMOCK_MISUSE_PINNED_HOST_ACCESS = 10,
+    /* aclrtFreePhysical of a handle that still has mappings (the release is
+     * deferred to the last aclrtUnmapMem, but the docs say unmap first)     */
+    ACLMOCK_MISUSE_FREE_MAPPED_PHYSICAL = 11,
+    ACLMOCK_MISUSE_COUNT = 12
 } aclmockMisuse;
 
 /* Back to the pristine state: joins stream workers, frees every resource,

@@ -82,11 +82,21 @@ pub enum Misuse {
     WrongContext = 7,
     /// Host code dereferenced a device address.
     HostDeref = 8,
+    /// Two accesses to one range, at least one a write, by queued work of
+    /// streams (or a synchronous copy or fill, or `aclrtFree` / the release of
+    /// physical memory) that no event record/wait chain or host synchronize
+    /// orders. Judged by the order of the calls, whatever the timing.
+    UnorderedAccess = 9,
+    /// The host read, wrote or freed pinned memory (`aclrtMemcpy` from or to
+    /// it, `aclrtFreeHost`) while queued work not known to have finished uses it.
+    PinnedHostAccess = 10,
+    /// `aclrtFreePhysical` of a handle that still has mappings.
+    FreeMappedPhysical = 11,
 }
 
 impl Misuse {
     /// Every kind, in declaration order.
-    pub const ALL: [Misuse; 9] = [
+    pub const ALL: [Misuse; 12] = [
         Misuse::DoubleFree,
         Misuse::UnknownPointer,
         Misuse::DestroyedHandle,
@@ -96,7 +106,34 @@ impl Misuse {
         Misuse::UseAfterFree,
         Misuse::WrongContext,
         Misuse::HostDeref,
+        Misuse::UnorderedAccess,
+        Misuse::PinnedHostAccess,
+        Misuse::FreeMappedPhysical,
     ];
+
+    /// The name the misuse log, the abort message and the journal use,
+    /// e.g. `"UNORDERED_ACCESS"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Misuse::DoubleFree => "DOUBLE_FREE",
+            Misuse::UnknownPointer => "UNKNOWN_POINTER",
+            Misuse::DestroyedHandle => "DESTROYED_HANDLE",
+            Misuse::OutOfBounds => "OUT_OF_BOUNDS",
+            Misuse::UnmapUnmapped => "UNMAP_UNMAPPED",
+            Misuse::ReleaseMapped => "RELEASE_MAPPED",
+            Misuse::UseAfterFree => "USE_AFTER_FREE",
+            Misuse::WrongContext => "WRONG_CONTEXT",
+            Misuse::HostDeref => "HOST_DEREF",
+            Misuse::UnorderedAccess => "UNORDERED_ACCESS",
+            Misuse::PinnedHostAccess => "PINNED_HOST_ACCESS",
+            Misuse::FreeMappedPhysical => "FREE_MAPPED_PHYSICAL",
+        }
+    }
+
+    /// The kind with this [`name`](Misuse::name).
+    pub fn from_name(name: &str) -> Option<Misuse> {
+        Misuse::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// A snapshot of every live-resource count.
@@ -289,8 +326,8 @@ impl Mock {
 
     /// Total misuse of every kind.
     pub fn misuse_total(&self) -> u64 {
-        // SAFETY: ACLMOCK_MISUSE_COUNT (9) asks for the total.
-        unsafe { (self.misuse_count)(9) }
+        // SAFETY: ACLMOCK_MISUSE_COUNT (one past the last kind) asks for the total.
+        unsafe { (self.misuse_count)(Misuse::ALL.len() as u32) }
     }
 
     /// The misuse log, one line per event.

@@ -19,6 +19,10 @@
 //!   code of the failure that made them return null); a failing call also has
 //!   `msg`, its error text, right after `ret`.
 //! * `t_ns` is the start time since the mock was loaded, `dur_ns` the duration.
+//! * a call in which the mock's happens-before model (unordered accesses,
+//!   host access to pinned memory under queued copies) or `aclrtFreePhysical`
+//!   of a mapped handle detected misuse has `"misuse":"<KIND>"` among its
+//!   out-values ([`JournalEntry::misuse`]); the misuse log has the details.
 
 /// One journal line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,6 +97,12 @@ impl JournalEntry {
     /// The error text of a failing call (`msg`), if it has one.
     pub fn message(&self) -> Option<String> {
         self.record()?.msg
+    }
+
+    /// The misuse the call was flagged with in its out-values, if any.
+    pub fn misuse(&self) -> Option<crate::Misuse> {
+        let record = self.record()?;
+        crate::Misuse::from_name(record.out.get("misuse")?.as_str()?)
     }
 
     /// The calling thread's id.

@@ -8,6 +8,14 @@
 //! per-thread contexts, error codes and messages. On top it records every call
 //! in a journal, counts live resources and misuse, and injects faults.
 //!
+//! Misuse includes what a card would only show by chance: a happens-before
+//! model (`csrc/order.h`) gives every stream a vector clock that event
+//! record/wait and host synchronizes join, and flags two accesses to one
+//! range (one a write) that nothing orders ([`Misuse::UnorderedAccess`]),
+//! host copies into, out of, or frees of pinned memory that queued copies
+//! still use ([`Misuse::PinnedHostAccess`]), judged by the order of the calls
+//! whatever the timing.
+//!
 //! The crate also builds the recording shim ([`RECORDER_PATH`]): a library
 //! with the same functions that forwards every call to a real AscendCL
 //! library and writes a [`trace`] of them. The mock replays such traces

@@ -414,10 +414,16 @@ fn freeing_memory_with_a_queued_copy_is_detected_as_use_after_free() {
     let d = t.malloc(4096, HUGE_FIRST).unwrap();
     let h = t.malloc_host(4096).unwrap();
     assert_eq!(t.memcpy_async(d, 4096, h, 4096, H2D, s), OK);
-    // free does not wait for the stream
+    // free does not wait for the stream; the free itself is already flagged
     assert_eq!(t.free(d), OK);
+    assert_eq!(t.s.misuse(Misuse::UnorderedAccess), 1);
+    assert!(
+        t.s.misuse_log()
+            .contains("aclrtFree: free of m1[0x0, 0x1000) by the host")
+    );
     assert_eq!(t.sync_stream(s), OK);
-    t.assert_misuse(Misuse::UseAfterFree, 1);
+    assert_eq!(t.s.misuse(Misuse::UseAfterFree), 1);
+    assert_eq!(t.s.misuse_total(), 2);
     let log = t.s.misuse_log();
     assert!(log.contains("aclrtMemcpyAsync queued on s1"), "{log}");
     assert!(log.contains("destination"), "{log}");
@@ -425,12 +431,14 @@ fn freeing_memory_with_a_queued_copy_is_detected_as_use_after_free() {
     let d2 = t.malloc(4096, HUGE_FIRST).unwrap();
     assert_eq!(t.memcpy_async(h, 4096, d2, 4096, D2H, s), OK);
     assert_eq!(t.free_host(h), OK);
+    // aclrtFreeHost itself already sees the unfinished copy
+    assert_eq!(t.s.misuse(Misuse::PinnedHostAccess), 1);
     assert_eq!(t.sync_stream(s), OK);
     assert_eq!(t.s.misuse(Misuse::UseAfterFree), 2);
     assert_eq!(t.free(d2), OK);
     assert_eq!(t.destroy_stream(s), OK);
     assert_eq!(t.reset_device(0), OK);
-    assert_eq!(t.s.misuse_total(), 2);
+    assert_eq!(t.s.misuse_total(), 4);
     assert_eq!(
         t.s.live(Resource::DeviceBuffer) + t.s.live(Resource::HostBuffer),
         0

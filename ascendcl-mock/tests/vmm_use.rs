@@ -63,7 +63,7 @@ fn copy_spanning_two_mappings_of_one_reservation_reads_back() {
 }
 
 #[test]
-fn free_physical_while_mapped_is_deferred_until_unmap() {
+fn free_physical_while_mapped_is_misuse_and_the_release_waits_for_the_unmap() {
     let t = T::with_device(0);
     let total = t.mem_info().1;
     let va = reserve(&t, 2 * G2, 0).unwrap();
@@ -76,6 +76,12 @@ fn free_physical_while_mapped_is_deferred_until_unmap() {
     assert_eq!(map(&t, va, G2, h), OK);
     assert_eq!(t.upload(va, &[9; 32]), OK);
     assert_eq!(free_physical(&t, h), OK);
+    // the docs ask for aclrtUnmapMem first: misuse, but the call succeeds
+    t.assert_misuse(Misuse::FreeMappedPhysical, 1);
+    assert!(t.s.misuse_log().contains("p1 still has 1 mapping"));
+    let last = t.s.journal().pop().unwrap();
+    assert_eq!(last.function(), "aclrtFreePhysical");
+    assert_eq!(last.misuse(), Some(Misuse::FreeMappedPhysical));
     assert_eq!(
         t.s.live(Resource::Physical),
         1,
@@ -88,13 +94,13 @@ fn free_physical_while_mapped_is_deferred_until_unmap() {
         map(&t, va.wrapping_byte_add(G2), G2, h),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    t.assert_misuse(Misuse::DestroyedHandle, 1);
+    assert_eq!(t.s.misuse(Misuse::DestroyedHandle), 1);
     assert_eq!(unmap(&t, va), OK);
     assert_eq!(t.s.live(Resource::Physical), 0);
     assert_eq!(t.mem_info().0, total, "released at the last unmap");
     assert_eq!(release(&t, va), OK);
     assert_eq!(t.reset_device(0), OK);
-    assert_eq!(t.s.misuse_total(), 1);
+    assert_eq!(t.s.misuse_total(), 2);
     assert!(t.s.live_counts().is_empty());
 }
 
@@ -108,8 +114,11 @@ fn unmap_does_not_wait_for_queued_work_which_then_reports_use_after_free() {
     assert_eq!(t.memset_async(va, G2, 1, G2, std::ptr::null_mut()), OK);
     assert_eq!(unmap(&t, va), OK);
     assert_eq!(free_physical(&t, h), OK);
+    // releasing the memory is a host write the queued fill is not ordered before
+    assert_eq!(t.s.misuse(Misuse::UnorderedAccess), 1);
     assert_eq!(t.sync_stream(std::ptr::null_mut()), OK);
-    t.assert_misuse(Misuse::UseAfterFree, 1);
+    assert_eq!(t.s.misuse(Misuse::UseAfterFree), 1);
+    assert_eq!(t.s.misuse_total(), 2);
     assert!(t.s.misuse_log().contains("aclrtMemsetAsync"));
     // remapping the same address to new memory is still detected: the
     // queued task recorded which mapping it was given
@@ -132,7 +141,7 @@ fn unmap_does_not_wait_for_queued_work_which_then_reports_use_after_free() {
     }
     assert_eq!(release(&t, va), OK);
     assert_eq!(t.reset_device(0), OK);
-    assert_eq!(t.s.misuse_total(), 2);
+    assert_eq!(t.s.misuse_total(), 3);
     assert!(t.s.live_counts().is_empty());
 }
 
@@ -226,10 +235,15 @@ fn access_rights_and_handle_queries() {
     .unwrap();
     assert_eq!(rc, OK);
     assert_eq!(r, h);
-    assert_eq!(free_physical(&t, h), OK);
-    assert_eq!(free_physical(&t, r), OK, "the retained reference");
-    assert_eq!(t.s.live(Resource::Physical), 1, "still mapped");
     assert_eq!(unmap(&t, va), OK);
+    assert_eq!(free_physical(&t, h), OK);
+    assert_eq!(
+        t.s.live(Resource::Physical),
+        1,
+        "the retained reference keeps it"
+    );
+    assert_eq!(free_physical(&t, r), OK, "the retained reference");
+    assert_eq!(t.s.live(Resource::Physical), 0);
     assert_eq!(release(&t, va), OK);
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);

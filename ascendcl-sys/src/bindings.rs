@@ -15,6 +15,10 @@ pub mod types {
     include!("bindings/types.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/types.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/aclnn_types.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/aclnn_types.rs"));
 }
 
 /// The C declarations of the functions. Never called: they exist so that
@@ -32,4 +36,8 @@ pub(crate) mod functions {
     include!("bindings/functions.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/aclnn_functions.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/aclnn_functions.rs"));
 }

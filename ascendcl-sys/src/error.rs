@@ -36,6 +36,12 @@ pub enum LoadError {
         /// Every place looked at, in order.
         attempts: Vec<Attempt>,
     },
+    /// The aclnn operator libraries (`libnnopbase.so` and an op-API library)
+    /// were found in none of the directories tried, listed in order.
+    AclnnNotFound {
+        /// Every library tried, in order.
+        attempts: Vec<Attempt>,
+    },
     /// A different library was already selected for this process; a process
     /// talks to exactly one AscendCL runtime.
     AlreadySelected {
@@ -50,7 +56,7 @@ impl LoadError {
     /// The places tried, for [`LoadError::NotFound`]; empty otherwise.
     pub fn attempts(&self) -> &[Attempt] {
         match self {
-            LoadError::NotFound { attempts } => attempts,
+            LoadError::NotFound { attempts } | LoadError::AclnnNotFound { attempts } => attempts,
             LoadError::AlreadySelected { .. } => &[],
         }
     }
@@ -68,6 +74,17 @@ impl fmt::Display for LoadError {
                     f,
                     "\nSet ASCENDCL_LIBRARY to the path of libascendcl.so (or libacl_rt.so on CANN 8.5+), \
                      or source CANN's set_env.sh so that ASCEND_TOOLKIT_HOME is set."
+                )
+            }
+            LoadError::AclnnNotFound { attempts } => {
+                write!(f, "could not load the aclnn operator libraries; tried:")?;
+                for attempt in attempts {
+                    write!(f, "\n  - {attempt}")?;
+                }
+                write!(
+                    f,
+                    "\nSet ASCENDCL_ACLNN_DIR to the directory holding libnnopbase.so and \
+                     libopapi.so (CANN's lib64), or install the CANN operator packages."
                 )
             }
             LoadError::AlreadySelected {

@@ -33,12 +33,14 @@
 //!
 //! Nothing here is safe to use casually: the `ascendcl` crate is the safe layer.
 
+pub mod aclnn;
 mod api;
 mod bindings;
 pub mod cann;
 mod error;
 pub mod library;
 
+pub use aclnn::{ACLNN_FUNCTIONS, Aclnn, aclnn};
 pub use api::FUNCTIONS;
 pub use bindings::types;
 pub use bindings::types::*;

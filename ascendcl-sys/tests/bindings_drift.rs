@@ -185,3 +185,104 @@ fn our_declarations_equal_cann_headers_item_by_item_when_cann_is_installed() {
         );
     }
 }
+
+/// CANN's operator headers that declare what `include/aclnn/aclnn.h` declares.
+const CANN_ACLNN_HEADERS: &[&str] = &[
+    "aclnn/acl_meta.h",
+    "aclnn/aclnn_base.h",
+    "aclnnop/aclnn_mm.h",
+    "aclnnop/aclnn_addmm.h",
+    "aclnnop/aclnn_matmul.h",
+    "aclnnop/aclnn_add.h",
+    "aclnnop/aclnn_mul.h",
+    "aclnnop/aclnn_sub.h",
+    "aclnnop/aclnn_relu.h",
+    "aclnnop/aclnn_threshold_backward.h",
+    "aclnnop/aclnn_logsoftmax.h",
+    "aclnnop/aclnn_logsoftmax_backward.h",
+    "aclnnop/aclnn_nll_loss.h",
+    "aclnnop/aclnn_nll_loss_backward.h",
+    "aclnnop/aclnn_reduce_sum.h",
+    "aclnnop/aclnn_cast.h",
+    "aclnnop/aclnn_copy.h",
+    "aclnnop/aclnn_zero.h",
+    "aclnnop/aclnn_fill_scalar.h",
+    "aclnnop/aclnn_argmax.h",
+];
+
+/// bindgen over CANN's (C++-only) aclnn headers, through a wrapper that
+/// includes each of them, with the aclnn pass's allowlists.
+fn generate_cann_aclnn(cann_include: &Path, pass: Pass) -> Option<String> {
+    let wrapper_dir =
+        std::env::temp_dir().join(format!("ascendcl-aclnn-drift-{}", std::process::id()));
+    std::fs::create_dir_all(wrapper_dir.join("aclnn")).unwrap();
+    let mut text = String::from("#include <stdbool.h>\n");
+    for header in CANN_ACLNN_HEADERS {
+        text.push_str(&format!("#include \"{header}\"\n"));
+    }
+    for errno in ["aclnn/opdev/op_errno.h", "opdev/op_errno.h"] {
+        if cann_include.join(errno).exists() {
+            text.push_str(&format!("#include \"{errno}\"\n"));
+            break;
+        }
+    }
+    std::fs::write(wrapper_dir.join("aclnn").join("aclnn.h"), text).unwrap();
+    let result = std::panic::catch_unwind(|| {
+        bindgen_config::builder(&wrapper_dir, pass)
+            .clang_arg(format!("-I{}", cann_include.display()))
+            .clang_arg(format!("-I{}", cann_include.join("aclnnop").display()))
+            .clang_args(["-x", "c++", "-std=c++14"])
+            .generate()
+    });
+    match result {
+        Ok(Ok(bindings)) => Some(bindings.to_string()),
+        Ok(Err(e)) => panic!("bindgen failed on CANN's aclnn headers: {e}"),
+        Err(_) => None,
+    }
+}
+
+#[test]
+fn our_aclnn_declarations_equal_cann_operator_headers_item_by_item_when_installed() {
+    let Some((root, cann_include)) = cann::find_headers(&|v| std::env::var_os(v)) else {
+        eprintln!("skipped: no CANN install with headers found");
+        return;
+    };
+    let missing: Vec<_> = CANN_ACLNN_HEADERS
+        .iter()
+        .filter(|h| !cann_include.join(h).exists())
+        .collect();
+    if !missing.is_empty() {
+        eprintln!("skipped: the CANN install lacks the operator headers {missing:?}");
+        return;
+    }
+    let ours_include = crate_dir().join("include");
+    let mut mismatches = Vec::new();
+    for pass in [Pass::AclnnTypes, Pass::AclnnFunctions] {
+        let (Some(ours), Some(theirs)) = (
+            generate(&ours_include, pass),
+            generate_cann_aclnn(&cann_include, pass),
+        ) else {
+            return;
+        };
+        let (ours, theirs) = (items(&ours), items(&theirs));
+        for (key, text) in &ours {
+            match theirs.get(key) {
+                Some(t) if t == text => {}
+                Some(t) => {
+                    mismatches.push(format!("{key} differs:\n--- ours\n{text}--- CANN\n{t}"))
+                }
+                None if key.starts_with("const ACLNN_") => {
+                    eprintln!("not compared (op_errno.h not installed): {key}")
+                }
+                None => mismatches.push(format!("{key} is not in CANN's headers")),
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} of our aclnn items differ from CANN at {}:\n{}",
+        mismatches.len(),
+        root.path.display(),
+        mismatches.join("\n")
+    );
+}

@@ -137,7 +137,10 @@ impl Event {
     }
 
     /// Records the event at the current end of `stream`, which must be on
-    /// the event's device (checked before the FFI call; CANN refuses it).
+    /// the event's device (checked before the FFI call). No open-source layer
+    /// of CANN 8.5.0 checks this (`Event::Record`, hicann/runtime
+    /// src/runtime/feature/src/event.cc 440-495); the driver decides, so the
+    /// safe layer refuses what it cannot vouch for.
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.check_same_device("record", stream)?;
         let raw_stream = stream.bound()?;

@@ -1,13 +1,13 @@
 //! `Pending`: an operation queued on a stream, holding its buffers.
 
-use std::sync::{Arc, Weak};
-
 use crate::deferred;
 use crate::error::Result;
 use crate::event::Marker;
 use crate::memory::{DeviceMemory, Tracked};
+use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
+use std::sync::Arc;
 
 /// An asynchronous operation that may still be running on its stream.
 ///
@@ -30,14 +30,7 @@ use crate::tracker::UseTracker;
 /// ```
 #[must_use = "dropping a Pending waits for the operation at once; keep it and call .wait() to overlap work and see errors"]
 pub struct Pending<'a, D: Tracked + ?Sized> {
-    stream: &'a Stream,
-    /// Weak: the buffers' trackers own the marker, so a leaked `Pending`
-    /// (`mem::forget`) leaks nothing that keeps a context alive. A marker
-    /// that is gone was either waited for or covered by a later use of the
-    /// buffers (possibly on another stream, possibly not yet finished), so
-    /// then the stream itself is waited for: it is past the operation only
-    /// once everything queued on it before now has finished.
-    marker: Option<Weak<Marker>>,
+    queued: Queued<'a>,
     source: Option<&'a UseTracker>,
     destination: &'a mut D,
 }
@@ -45,8 +38,8 @@ pub struct Pending<'a, D: Tracked + ?Sized> {
 impl<D: Tracked + ?Sized> std::fmt::Debug for Pending<'_, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pending")
-            .field("stream", self.stream)
-            .field("waited", &self.marker.is_none())
+            .field("stream", self.queued.stream())
+            .field("waited", &self.queued.is_settled())
             .finish()
     }
 }
@@ -59,8 +52,7 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
         destination: &'a mut D,
     ) -> Self {
         Pending {
-            stream,
-            marker: Some(Arc::downgrade(&marker)),
+            queued: Queued::new(stream, &marker),
             source,
             destination,
         }
@@ -68,7 +60,7 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
 
     /// The stream the operation was queued on.
     pub fn stream(&self) -> &Stream {
-        self.stream
+        self.queued.stream()
     }
 
     /// Whether the operation has finished, without waiting. Once the
@@ -76,13 +68,16 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     /// is idle, so it may say `false` for a finished operation followed by
     /// unfinished work on the same stream; it never says `true` too early.
     pub fn is_complete(&self) -> Result<bool> {
-        let Some(weak) = &self.marker else {
-            return Ok(true);
-        };
-        match weak.upgrade() {
-            Some(marker) => marker.is_complete(),
-            None => self.stream.query(),
-        }
+        self.queued.is_complete()
+    }
+
+    /// Ends the borrows without waiting: the operation stays queued and both
+    /// buffers remember it, so the next host access waits for it and work on
+    /// another stream is ordered after it (the same as leaking the guard,
+    /// said on purpose). Errors of the operation show up at the next
+    /// synchronizing call.
+    pub fn detach(mut self) {
+        self.queued.detach();
     }
 
     /// Waits until the operation has finished and releases the buffers.
@@ -92,21 +87,9 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let Some(weak) = self.marker.take() else {
-            return Ok(());
-        };
-        let Some(marker) = weak.upgrade() else {
-            // Covered by a later use: wait for the stream to pass it.
-            return self.stream.synchronize_queued();
-        };
-        // On failure the buffers keep the marker: later accesses wait again.
-        crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
-        marker.synchronize()?;
-        if let Some(source) = self.source {
-            source.finished(&marker);
-        }
-        self.destination.raw_parts().tracker.finished(&marker);
-        Ok(())
+        let destination = self.destination.raw_parts().tracker;
+        self.queued
+            .finish([Some(destination), self.source].into_iter().flatten())
     }
 }
 

@@ -271,11 +271,10 @@ impl Stream {
     ///
     /// [`EventFlags::SYNC`]: crate::EventFlags::SYNC
     ///
-    /// The event must be of this stream's device (checked before the FFI
-    /// call, as CANN refuses it); to wait for another device's work, use
-    /// [`Event::synchronize`] on the host.
+    /// The event may be of another device: CANN 8.5.0 queues a cross-device
+    /// wait for it (hicann/runtime v8.5.0, src/runtime/feature/src/event.cc
+    /// lines 597-621, `Event::Wait`).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        event.check_same_device("wait for", self)?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
         // SAFETY: a live stream and a live event.

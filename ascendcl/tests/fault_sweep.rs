@@ -5,17 +5,11 @@
 
 mod common;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
 use ascendcl::prelude::*;
 use ascendcl::{Runtime, StreamFlags};
-use ascendcl_mock::Fault;
-
-/// The code injected: a driver-internal failure, which nothing retries by design.
-const INJECTED: i32 = ascendcl::sys::ACL_ERROR_RT_DRV_INTERNAL_ERROR;
-
-type Scenario = fn(&Runtime) -> ascendcl::Result<()>;
+use common::sweep::sweep;
 
 fn copies_and_events(rt: &Runtime) -> ascendcl::Result<()> {
     let device = Device::open(rt, 0)?;
@@ -57,61 +51,48 @@ fn explicit_context_and_two_streams(rt: &Runtime) -> ascendcl::Result<()> {
     Ok(())
 }
 
-fn sweep(scenario: Scenario) {
-    let baseline = {
-        let env = common::env();
-        scenario(&env.rt).expect("the scenario succeeds without faults");
-        env.assert_clean();
-        env.calls()
-    };
-    let mut tried = 0;
-    for (index, function) in baseline.iter().enumerate() {
-        if function == "aclGetRecentErrMsg" {
-            continue;
-        }
-        let nth = baseline[..=index].iter().filter(|f| *f == function).count() as u64;
-        let env = common::env();
-        env.inject(Fault::nth(function, nth, INJECTED));
-        let outcome = catch_unwind(AssertUnwindSafe(|| scenario(&env.rt)))
-            .unwrap_or_else(|_| panic!("a panic when call {function} #{nth} failed"));
-        let calls = env.calls();
-        let count = |f: &str, list: &[String]| list.iter().filter(|c| *c == f).count();
-        match outcome {
-            Err(error) => {
-                let code = error.code();
-                assert!(
-                    code == Some(INJECTED) || matches!(error, ascendcl::Error::Deferred { .. }),
-                    "{function} #{nth}: unexpected error {error}"
-                );
-            }
-            Ok(()) => assert!(
-                count(function, &calls) > count(function, &baseline),
-                "{function} #{nth} failed, the scenario returned Ok, and the call was not retried:\n{calls:?}\n{baseline:?}"
-            ),
-        }
-        let _ = ascendcl::take_deferred_errors();
-        let live = env.session.live_counts();
-        assert!(
-            live.is_empty(),
-            "{function} #{nth} failed and left resources alive: {live:?}"
-        );
-        assert_eq!(
-            env.session.misuse_total(),
-            0,
-            "{function} #{nth}: {}",
-            env.session.misuse_log()
-        );
-        tried += 1;
-    }
-    assert!(tried >= 20, "the scenario made only {tried} fallible calls");
-}
-
 #[test]
 fn failing_any_call_of_copies_and_events_returns_an_error_and_leaks_nothing() {
-    sweep(copies_and_events);
+    sweep(copies_and_events, 20);
 }
 
 #[test]
 fn failing_any_call_of_an_explicit_context_with_two_streams_returns_an_error_and_leaks_nothing() {
-    sweep(explicit_context_and_two_streams);
+    sweep(explicit_context_and_two_streams, 20);
+}
+
+/// An MLP-like chain of operators with an allocator workspace.
+fn operators(rt: &Runtime) -> ascendcl::Result<()> {
+    use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
+    use ascendcl::ops::{self, CubeMath, Tensor, TensorMut};
+    let device = Device::open(rt, 0)?;
+    let ctx = device.default_context();
+    let stream = Stream::new(&ctx)?;
+    let allocator = CachingAllocator::new(&ctx, AllocatorConfig::expandable())?;
+    let x = DeviceBuffer::from_host(&ctx, &[1.0f32, -2.0, 3.0, -4.0])?;
+    let bias = DeviceBuffer::from_host(&ctx, &[0.5f32, -0.5])?;
+    let mut h = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+    let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+    let xt = Tensor::new(&x, &[2, 2])?;
+    ops::addmm(
+        &Tensor::new(&bias, &[2])?,
+        &xt,
+        &xt.clone().t()?,
+        1.0f32,
+        1.0f32,
+        TensorMut::new(&mut h, &[2, 2])?,
+        CubeMath::KeepDtype,
+    )?
+    .launch(&stream, &allocator)?
+    .wait()?;
+    ops::relu(&Tensor::new(&h, &[4])?, TensorMut::new(&mut y, &[4])?)?
+        .launch(&stream, &allocator)?
+        .wait()?;
+    assert_eq!(y.to_vec()?, vec![5.5, 10.5, 11.5, 24.5]);
+    Ok(())
+}
+
+#[test]
+fn failing_any_call_of_an_operator_chain_returns_an_error_and_leaks_nothing() {
+    sweep(operators, 20);
 }

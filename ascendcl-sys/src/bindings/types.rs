@@ -193,6 +193,64 @@ pub type aclrtEvent = *mut ::std::os::raw::c_void;
 pub type aclrtContext = *mut ::std::os::raw::c_void;
 pub type aclrtNotify = *mut ::std::os::raw::c_void;
 pub type aclError = ::std::os::raw::c_int;
+impl aclDataType {
+    pub const ACL_DT_UNDEFINED: aclDataType = aclDataType(-1);
+    pub const ACL_FLOAT: aclDataType = aclDataType(0);
+    pub const ACL_FLOAT16: aclDataType = aclDataType(1);
+    pub const ACL_INT8: aclDataType = aclDataType(2);
+    pub const ACL_INT32: aclDataType = aclDataType(3);
+    pub const ACL_UINT8: aclDataType = aclDataType(4);
+    pub const ACL_INT16: aclDataType = aclDataType(6);
+    pub const ACL_UINT16: aclDataType = aclDataType(7);
+    pub const ACL_UINT32: aclDataType = aclDataType(8);
+    pub const ACL_INT64: aclDataType = aclDataType(9);
+    pub const ACL_UINT64: aclDataType = aclDataType(10);
+    pub const ACL_DOUBLE: aclDataType = aclDataType(11);
+    pub const ACL_BOOL: aclDataType = aclDataType(12);
+    pub const ACL_STRING: aclDataType = aclDataType(13);
+    pub const ACL_COMPLEX64: aclDataType = aclDataType(16);
+    pub const ACL_COMPLEX128: aclDataType = aclDataType(17);
+    pub const ACL_BF16: aclDataType = aclDataType(27);
+    pub const ACL_INT4: aclDataType = aclDataType(29);
+    pub const ACL_UINT1: aclDataType = aclDataType(30);
+    pub const ACL_COMPLEX32: aclDataType = aclDataType(33);
+    pub const ACL_HIFLOAT8: aclDataType = aclDataType(34);
+    pub const ACL_FLOAT8_E5M2: aclDataType = aclDataType(35);
+    pub const ACL_FLOAT8_E4M3FN: aclDataType = aclDataType(36);
+    pub const ACL_FLOAT8_E8M0: aclDataType = aclDataType(37);
+    pub const ACL_FLOAT6_E3M2: aclDataType = aclDataType(38);
+    pub const ACL_FLOAT6_E2M3: aclDataType = aclDataType(39);
+    pub const ACL_FLOAT4_E2M1: aclDataType = aclDataType(40);
+    pub const ACL_FLOAT4_E1M2: aclDataType = aclDataType(41);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclDataType(pub ::std::os::raw::c_int);
+impl aclFormat {
+    pub const ACL_FORMAT_UNDEFINED: aclFormat = aclFormat(-1);
+    pub const ACL_FORMAT_NCHW: aclFormat = aclFormat(0);
+    pub const ACL_FORMAT_NHWC: aclFormat = aclFormat(1);
+    pub const ACL_FORMAT_ND: aclFormat = aclFormat(2);
+    pub const ACL_FORMAT_NC1HWC0: aclFormat = aclFormat(3);
+    pub const ACL_FORMAT_FRACTAL_Z: aclFormat = aclFormat(4);
+    pub const ACL_FORMAT_NC1HWC0_C04: aclFormat = aclFormat(12);
+    pub const ACL_FORMAT_HWCN: aclFormat = aclFormat(16);
+    pub const ACL_FORMAT_NDHWC: aclFormat = aclFormat(27);
+    pub const ACL_FORMAT_FRACTAL_NZ: aclFormat = aclFormat(29);
+    pub const ACL_FORMAT_NCDHW: aclFormat = aclFormat(30);
+    pub const ACL_FORMAT_NDC1HWC0: aclFormat = aclFormat(32);
+    pub const ACL_FRACTAL_Z_3D: aclFormat = aclFormat(33);
+    pub const ACL_FORMAT_NC: aclFormat = aclFormat(35);
+    pub const ACL_FORMAT_NCL: aclFormat = aclFormat(47);
+    pub const ACL_FORMAT_FRACTAL_NZ_C0_16: aclFormat = aclFormat(50);
+    pub const ACL_FORMAT_FRACTAL_NZ_C0_32: aclFormat = aclFormat(51);
+    pub const ACL_FORMAT_FRACTAL_NZ_C0_2: aclFormat = aclFormat(52);
+    pub const ACL_FORMAT_FRACTAL_NZ_C0_4: aclFormat = aclFormat(53);
+    pub const ACL_FORMAT_FRACTAL_NZ_C0_8: aclFormat = aclFormat(54);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclFormat(pub ::std::os::raw::c_int);
 pub const ACL_ERROR_NONE: ::std::os::raw::c_int = 0;
 pub const ACL_SUCCESS: ::std::os::raw::c_int = 0;
 pub const ACL_ERROR_INVALID_PARAM: ::std::os::raw::c_int = 100000;

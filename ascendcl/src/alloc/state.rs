@@ -335,7 +335,9 @@ impl State {
     /// pending). Only for `release_everything`, which owns the state.
     fn wait_pending(&mut self) {
         for block in std::mem::take(&mut self.pending) {
-            match block.markers.iter().try_for_each(|m| m.synchronize()) {
+            // A failed wait leaves the marker as it was: trying again is sound.
+            let wait = || block.markers.iter().try_for_each(|m| m.synchronize());
+            match wait().or_else(|_| wait()) {
                 Ok(()) => self.complete(block),
                 Err(error) => {
                     deferred::park("waiting for a cached block", error);
@@ -478,7 +480,25 @@ impl State {
     pub(crate) fn release_everything(&mut self, ctx: &Context) {
         self.flush_recent();
         self.wait_pending();
-
+        if !self.pending.is_empty() {
+            // Their markers could not be waited for: a device-wide wait
+            // covers them too.
+            let synced = ctx.bind().and_then(|()| {
+                let lib = ctx.lib();
+                // SAFETY: no arguments; the allocator's context is current.
+                crate::call::check(lib, "aclrtSynchronizeDevice", unsafe {
+                    lib.aclrtSynchronizeDevice()
+                })
+            });
+            match synced {
+                Ok(()) => std::mem::take(&mut self.pending)
+                    .into_iter()
+                    .for_each(|b| self.complete(b)),
+                Err(error) => {
+                    deferred::park("an allocator (waiting for its pending blocks)", error)
+                }
+            }
+        }
         for block in std::mem::take(&mut self.pending) {
             // Work we could not wait for may still use it: keep the memory.
             deferred::park(

@@ -92,11 +92,30 @@ impl fmt::Display for AclError {
         if let Some(message) = &self.message {
             write!(f, "\nruntime message: {}", message.trim_end())?;
         }
-        if let Some(hint) = self.category().hint() {
+        if let Some(hint) = code_hint(self.code).or(self.category().hint()) {
             write!(f, "\nhint: {hint}")?;
         }
         Ok(())
     }
+}
+
+/// What to do about a code, when the code says more than its category.
+fn code_hint(code: i32) -> Option<&'static str> {
+    Some(match code {
+        ascendcl_sys::ACLNN_ERR_PARAM_NULLPTR => {
+            "a required tensor, scalar or array of the operator was null"
+        }
+        ascendcl_sys::ACLNN_ERR_PARAM_INVALID => {
+            "the operator refused its arguments: check shapes, dtypes, broadcasting and attributes \
+             against its documentation; the runtime message names the parameter"
+        }
+        ascendcl_sys::ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+        | ascendcl_sys::ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND => {
+            "the operator package has no kernel for these arguments on this SoC: check that the \
+             CANN operator packages match the toolkit and the chip"
+        }
+        _ => return None,
+    })
 }
 
 impl std::error::Error for AclError {}

@@ -1,4 +1,5 @@
-//! Symbolic names of every AscendCL error code (ACL base, runtime, GE).
+//! Symbolic names of every AscendCL error code (ACL base, runtime, GE) and
+//! aclnn operator status.
 //!
 //! Built from the constants of `ascendcl-sys`, so a name can never disagree
 //! with the value the runtime uses.
@@ -250,6 +251,18 @@ code_table! {
     ACL_ERROR_RT_FAILURE,
     ACL_ERROR_DRV_FAILURE,
     ACL_ERROR_PROFILING_FAILURE,
+    // aclnn statuses (161xxx are argument errors, 5610xx/5611xx internal).
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_RUNTIME_ERROR,
+    ACLNN_ERR_INNER,
+    ACLNN_ERR_INNER_INFERSHAPE_ERROR,
+    ACLNN_ERR_INNER_TILING_ERROR,
+    ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+    ACLNN_ERR_INNER_CREATE_EXECUTOR,
+    ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR,
+    ACLNN_ERR_INNER_NULLPTR,
+    ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND,
 }
 
 /// The symbolic name of `code`, e.g. `ACL_ERROR_RT_MEMORY_ALLOCATION` for

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod sweep;
+
 use std::time::Duration;
 
 use ascendcl::{Context, Device, Runtime};

@@ -1,0 +1,258 @@
+/*
+ * ascendcl-sys: the aclnn operator API (CANN 8.5.0) that the ascendcl crates
+ * support, in C.
+ *
+ * Our own declarations. Names, parameter types and orders are those of CANN
+ * so that a program compiled against this header calls CANN's libraries
+ * correctly; the text is written for this project. Sources of the facts
+ * (tag v8.5.0 of each repository):
+ *   descriptors   hicann/opbase   include/nnopbase/aclnn/acl_meta.h, aclnn_base.h
+ *   math ops      hicann/ops-math math/<op>/op_api/aclnn_<op>.h (and op_host/op_api)
+ *   nn ops        hicann/ops-nn   activation/, loss/, matmul/mat_mul_v3/ op_api headers
+ * CANN's acl_meta.h is C++ only (it defines a constexpr); this header is C.
+ *
+ * Libraries: the descriptor functions live in libnnopbase.so, the operators
+ * in libopapi_math.so / libopapi_nn.so (CANN 8.5 split) or libopapi.so.
+ */
+#ifndef ASCENDCL_SYS_ACLNN_H
+#define ASCENDCL_SYS_ACLNN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------- descriptors */
+
+/* Opaque objects owned by libnnopbase; created and destroyed below. */
+typedef struct aclOpExecutor aclOpExecutor;
+typedef struct aclTensor aclTensor;
+typedef struct aclScalar aclScalar;
+typedef struct aclIntArray aclIntArray;
+typedef struct aclFloatArray aclFloatArray;
+typedef struct aclBoolArray aclBoolArray;
+typedef struct aclTensorList aclTensorList;
+typedef struct aclScalarList aclScalarList;
+
+/* Result of every aclnn call; 0 is success. */
+typedef int32_t aclnnStatus;
+
+/*
+ * aclnn status codes (hicann/opbase include/nnopbase/opdev/op_errno.h):
+ * a null required argument, an invalid argument (shape, dtype, broadcast),
+ * a runtime failure, and the internal-error family 5610xx/5611xx.
+ */
+#define ACLNN_SUCCESS 0
+#define ACLNN_ERR_PARAM_NULLPTR 161001
+#define ACLNN_ERR_PARAM_INVALID 161002
+#define ACLNN_ERR_RUNTIME_ERROR 361001
+#define ACLNN_ERR_INNER 561000
+#define ACLNN_ERR_INNER_INFERSHAPE_ERROR 561001
+#define ACLNN_ERR_INNER_TILING_ERROR 561002
+#define ACLNN_ERR_INNER_FIND_KERNEL_ERROR 561003
+#define ACLNN_ERR_INNER_CREATE_EXECUTOR 561101
+#define ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR 561102
+#define ACLNN_ERR_INNER_NULLPTR 561103
+#define ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND 561107
+
+/*
+ * A tensor descriptor over device memory at `tensorData` (32-byte aligned):
+ * a view of `viewDimsNum` dims with element `stride`s starting `offset`
+ * elements in, over a storage of `storageDimsNum` dims. Null on failure.
+ * Only the descriptor is created; the memory stays the caller's.
+ */
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format,
+                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData);
+/* A scalar holding a copy of the host value at `value`, of type `dataType`. */
+aclScalar *aclCreateScalar(void *value, aclDataType dataType);
+/* Arrays holding copies of `size` host values. */
+aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
+aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size);
+aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size);
+/* Lists referring to existing descriptors (which must outlive the list). */
+aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size);
+aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size);
+
+aclnnStatus aclDestroyTensor(const aclTensor *tensor);
+aclnnStatus aclDestroyScalar(const aclScalar *scalar);
+aclnnStatus aclDestroyIntArray(const aclIntArray *array);
+aclnnStatus aclDestroyFloatArray(const aclFloatArray *array);
+aclnnStatus aclDestroyBoolArray(const aclBoolArray *array);
+aclnnStatus aclDestroyTensorList(const aclTensorList *array);
+aclnnStatus aclDestroyScalarList(const aclScalarList *array);
+
+/*
+ * Keeps an executor alive after its launch so it can be launched again (call
+ * right after phase 1); it must then be destroyed explicitly. Without it an
+ * executor is freed by its one launch.
+ */
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
+/*
+ * Re-points the `index`th input / output / tensor of a repeatable executor
+ * (and `tensor`) at device address `addr`.
+ */
+aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                                  void *addr);
+aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                                   void *addr);
+aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                             void *addr);
+/* Sets or reads the device address of a descriptor. */
+aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr);
+aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr);
+
+/* Optional lighter init (aclInit also covers it); each at most once. */
+aclnnStatus aclnnInit(const char *configPath);
+aclnnStatus aclnnFinalize(void);
+
+/* ------------------------------------------------------------- operators */
+/*
+ * Every operator Xxx comes as two functions:
+ *   aclnnXxxGetWorkspaceSize(<inputs, attributes, outputs>, uint64_t *workspaceSize,
+ *                            aclOpExecutor **executor)
+ *     host only: checks the arguments, sizes the device workspace and builds
+ *     the executor;
+ *   aclnnXxx(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+ *            aclrtStream stream)
+ *     queues the operator on the stream; the workspace (null when its size is
+ *     0) must stay valid until the stream has run it.
+ * cubeMathType: 0 keep dtype, 1 allow fp32 down-precision, 2 fp16, 3 hf32.
+ * reduction: 0 none, 1 mean, 2 sum.
+ */
+#define ACLNN_LAUNCH(name) \
+    aclnnStatus name(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, \
+                     aclrtStream stream)
+
+/* self @ mat2, 2-D (hicann/ops-nn matmul/mat_mul_v3/op_host/op_api/aclnn_mm.h). */
+aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
+                                    int8_t cubeMathType, uint64_t *workspaceSize,
+                                    aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMm);
+/* beta*self + alpha*(mat1 @ mat2), self broadcast (aclnn_addmm.h). */
+aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat1,
+                                       const aclTensor *mat2, const aclScalar *beta,
+                                       const aclScalar *alpha, aclTensor *out, int8_t cubeMathType,
+                                       uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnAddmm);
+/* torch.matmul: 1-D to 6-D with batch broadcasting (aclnn_matmul.h). */
+aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2,
+                                        aclTensor *out, int8_t cubeMathType,
+                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMatmul);
+
+/* self + alpha*other, broadcast (hicann/ops-math math/add/op_api/aclnn_add.h). */
+aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+                                     const aclScalar *alpha, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnAdd);
+/* self + alpha*other with a scalar other. */
+aclnnStatus aclnnAddsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
+                                      const aclScalar *alpha, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnAdds);
+/* selfRef += alpha*other (selfRef is declared const in CANN's header). */
+aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *other,
+                                            const aclScalar *alpha, uint64_t *workspaceSize,
+                                            aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceAdd);
+/* self * other, broadcast (math/mul/op_api/aclnn_mul.h). */
+aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMul);
+/* self * scalar. */
+aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
+                                      aclTensor *out, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMuls);
+/* selfRef *= scalar. */
+aclnnStatus aclnnInplaceMulsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,
+                                             uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceMuls);
+/* self - alpha*other, broadcast (math/sub/op_api/aclnn_sub.h). */
+aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+                                     const aclScalar *alpha, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSub);
+
+/* max(self, 0); `out` is declared const in CANN's header (ops-nn activation/relu). */
+aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self, const aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnRelu);
+/* gradOutput where self > threshold, else 0 (activation/threshold_grad_v2_d). */
+aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                   const aclTensor *self,
+                                                   const aclScalar *threshold, aclTensor *out,
+                                                   uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnThresholdBackward);
+/* log(softmax(self)) along dim (activation/logsoftmax_v2). */
+aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out,
+                                            uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnLogSoftmax);
+/* Gradient of log_softmax given the forward output (activation/logsoftmax_grad). */
+aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                    const aclTensor *output, int64_t dim,
+                                                    aclTensor *out, uint64_t *workspaceSize,
+                                                    aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnLogSoftmaxBackward);
+/* Negative log likelihood with class weights (loss/nll_loss). */
+aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *self, const aclTensor *target,
+                                         const aclTensor *weight, int64_t reduction,
+                                         int64_t ignoreIndex, aclTensor *out,
+                                         aclTensor *totalWeightOut, uint64_t *workspaceSize,
+                                         aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnNLLLoss);
+/* Its gradient with respect to self (loss/nll_loss_grad). */
+aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                 const aclTensor *self, const aclTensor *target,
+                                                 const aclTensor *weight, int64_t reduction,
+                                                 int64_t ignoreIndex,
+                                                 const aclTensor *totalWeight, aclTensor *out,
+                                                 uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnNLLLossBackward);
+
+/* Sum over dims into dtype (ops-math math/reduce_sum_op). */
+aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims,
+                                           bool keepDims, aclDataType dtype, aclTensor *out,
+                                           uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnReduceSum);
+/* Element type conversion (math/cast). */
+aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const aclDataType dtype,
+                                      aclTensor *out, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnCast);
+/* selfRef = src, broadcast and converted (conversion/view_copy). */
+aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *selfRef, const aclTensor *src,
+                                             uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceCopy);
+/* selfRef = 0 (math/zero_op). */
+aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize,
+                                             aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceZero);
+/* selfRef = value (conversion/fill). */
+aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *selfRef, const aclScalar *value,
+                                                   uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceFillScalar);
+/* Index of the maximum along dim (math/arg_max_v2). */
+aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim,
+                                        aclTensor *out, uint64_t *workspaceSize,
+                                        aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnArgMax);
+
+#undef ACLNN_LAUNCH
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASCENDCL_SYS_ACLNN_H */

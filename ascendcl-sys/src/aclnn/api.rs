@@ -1,0 +1,242 @@
+//! The aclnn functions, as methods of [`Aclnn`].
+//!
+//! As for the runtime (`crate::api`): each method has the C function's name
+//! and parameters and returns `Result<status, SymbolError>`; the symbol is
+//! resolved on first call (descriptor functions from `libnnopbase.so`,
+//! operators from the op libraries in order) and cached. Every signature is
+//! checked at compile time against the bindgen declarations of our header
+//! `include/aclnn/aclnn.h`.
+
+use std::ffi::{c_char, c_void};
+use std::sync::OnceLock;
+
+use super::Aclnn;
+use crate::error::SymbolError;
+use crate::types::*;
+
+macro_rules! aclnn_functions {
+    ($(
+        $(#[doc = $doc:literal])*
+        $kind:ident fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;
+    )*) => {
+        /// Lazily resolved function pointers, one per function.
+        #[allow(non_snake_case)]
+        #[derive(Default)]
+        pub(crate) struct AclnnSymbols {
+            $( $name: OnceLock<Result<unsafe extern "C" fn($($ty),*) -> $ret, String>>, )*
+        }
+
+        /// Names of every aclnn function this crate can call, in declaration order.
+        pub const ACLNN_FUNCTIONS: &[&str] = &[$(stringify!($name)),*];
+
+        impl Aclnn {
+            $(
+                $(#[doc = $doc])*
+                ///
+                /// Returns `Err` if no library opened exports the function.
+                ///
+                /// # Safety
+                /// This calls the C function directly: pointer arguments must
+                /// be valid as the C function documents, descriptors and
+                /// executors must be live objects of these libraries, and
+                /// device memory a queued operator uses must stay valid until
+                /// the stream has run it.
+                #[allow(non_snake_case, clippy::too_many_arguments)]
+                #[inline]
+                pub unsafe fn $name(&self, $($arg: $ty),*) -> Result<$ret, SymbolError> {
+                    let slot = self.symbols.$name.get_or_init(|| {
+                        // SAFETY: the pointer type is the one declared for
+                        // this C function (checked against bindgen below).
+                        unsafe { aclnn_functions!(@resolve $kind, self, concat!(stringify!($name), "\0")) }
+                    });
+                    match slot {
+                        // SAFETY: the caller upholds the C contract (see # Safety).
+                        Ok(f) => Ok(unsafe { f($($arg),*) }),
+                        Err(reason) => Err(self.missing(stringify!($name), reason)),
+                    }
+                }
+            )*
+
+            /// Resolves the function named `name` (one of [`ACLNN_FUNCTIONS`])
+            /// without calling it.
+            pub fn require_function(&self, name: &str) -> Result<(), SymbolError> {
+                match name {
+                    $(
+                        stringify!($name) => {
+                            let slot = self.symbols.$name.get_or_init(|| {
+                                // SAFETY: as in the method of the same name.
+                                unsafe { aclnn_functions!(@resolve $kind, self, concat!(stringify!($name), "\0")) }
+                            });
+                            slot.as_ref()
+                                .map(|_| ())
+                                .map_err(|reason| self.missing(stringify!($name), reason))
+                        }
+                    )*
+                    _ => Err(SymbolError {
+                        symbol: "(unknown)",
+                        library: self.dir.clone(),
+                        reason: format!("{name} is not an aclnn function this crate declares"),
+                    }),
+                }
+            }
+        }
+
+        /// Never instantiated, only type-checked: every loaded signature must
+        /// equal the bindgen declaration of the same name.
+        #[allow(dead_code, clippy::extra_unused_type_parameters)]
+        fn signatures_match_declarations<T>() {
+            $( let _: unsafe extern "C" fn($($ty),*) -> $ret = crate::bindings::functions::$name; )*
+        }
+    };
+    (@resolve descriptor, $self:ident, $name:expr) => { $self.resolve_descriptor($name) };
+    (@resolve op, $self:ident, $name:expr) => { $self.resolve_op($name) };
+}
+
+aclnn_functions! {
+    // ------------------------------------------------------------ descriptors
+    /// A tensor descriptor (view dims, element strides and offset over a
+    /// storage shape) of device memory at `tensorData`; null on failure.
+    descriptor fn aclCreateTensor(viewDims: *const i64, viewDimsNum: u64, dataType: aclDataType, stride: *const i64, offset: i64, format: aclFormat, storageDims: *const i64, storageDimsNum: u64, tensorData: *mut c_void) -> *mut aclTensor;
+    /// A scalar holding a copy of the host value; null on failure.
+    descriptor fn aclCreateScalar(value: *mut c_void, dataType: aclDataType) -> *mut aclScalar;
+    /// An int64 array holding a copy of `size` values; null on failure.
+    descriptor fn aclCreateIntArray(value: *const i64, size: u64) -> *mut aclIntArray;
+    /// A float array holding a copy of `size` values; null on failure.
+    descriptor fn aclCreateFloatArray(value: *const f32, size: u64) -> *mut aclFloatArray;
+    /// A bool array holding a copy of `size` values; null on failure.
+    descriptor fn aclCreateBoolArray(value: *const bool, size: u64) -> *mut aclBoolArray;
+    /// A list of existing tensor descriptors; null on failure.
+    descriptor fn aclCreateTensorList(value: *const *const aclTensor, size: u64) -> *mut aclTensorList;
+    /// A list of existing scalars; null on failure.
+    descriptor fn aclCreateScalarList(value: *const *const aclScalar, size: u64) -> *mut aclScalarList;
+    /// Destroys a tensor descriptor.
+    descriptor fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus;
+    /// Destroys a scalar.
+    descriptor fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus;
+    /// Destroys an int array.
+    descriptor fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus;
+    /// Destroys a float array.
+    descriptor fn aclDestroyFloatArray(array: *const aclFloatArray) -> aclnnStatus;
+    /// Destroys a bool array.
+    descriptor fn aclDestroyBoolArray(array: *const aclBoolArray) -> aclnnStatus;
+    /// Destroys a tensor list.
+    descriptor fn aclDestroyTensorList(array: *const aclTensorList) -> aclnnStatus;
+    /// Destroys a scalar list.
+    descriptor fn aclDestroyScalarList(array: *const aclScalarList) -> aclnnStatus;
+    /// Keeps an executor for more than one launch (then destroy it explicitly).
+    descriptor fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) -> aclnnStatus;
+    /// Destroys a repeatable executor.
+    descriptor fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -> aclnnStatus;
+    /// Re-points the `index`th input of a repeatable executor at `addr`.
+    descriptor fn aclSetInputTensorAddr(executor: *mut aclOpExecutor, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus;
+    /// Re-points the `index`th output of a repeatable executor at `addr`.
+    descriptor fn aclSetOutputTensorAddr(executor: *mut aclOpExecutor, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus;
+    /// Re-points the `index`th tensor (inputs then outputs) at `addr`.
+    descriptor fn aclSetTensorAddr(executor: *mut aclOpExecutor, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus;
+    /// Sets a descriptor's device address.
+    descriptor fn aclSetRawTensorAddr(tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus;
+    /// Reads a descriptor's device address.
+    descriptor fn aclGetRawTensorAddr(tensor: *const aclTensor, addr: *mut *mut c_void) -> aclnnStatus;
+    /// Optional aclnn initialisation (aclInit covers it).
+    descriptor fn aclnnInit(configPath: *const c_char) -> aclnnStatus;
+    /// Pairs with `aclnnInit`.
+    descriptor fn aclnnFinalize() -> aclnnStatus;
+
+    // ---------------------------------------------------------------- matmul
+    /// Phase 1 of `out = self @ mat2` (2-D).
+    op fn aclnnMmGetWorkspaceSize(self_: *const aclTensor, mat2: *const aclTensor, out: *mut aclTensor, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Mm: queues it on `stream`.
+    op fn aclnnMm(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = beta*self + alpha*(mat1 @ mat2)`.
+    op fn aclnnAddmmGetWorkspaceSize(self_: *const aclTensor, mat1: *const aclTensor, mat2: *const aclTensor, beta: *const aclScalar, alpha: *const aclScalar, out: *mut aclTensor, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Addmm.
+    op fn aclnnAddmm(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = torch.matmul(self, mat2)`.
+    op fn aclnnMatmulGetWorkspaceSize(self_: *const aclTensor, mat2: *const aclTensor, out: *mut aclTensor, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Matmul.
+    op fn aclnnMatmul(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+
+    // ----------------------------------------------------------- elementwise
+    /// Phase 1 of `out = self + alpha*other`.
+    op fn aclnnAddGetWorkspaceSize(self_: *const aclTensor, other: *const aclTensor, alpha: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Add.
+    op fn aclnnAdd(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self + alpha*other` with a scalar `other`.
+    op fn aclnnAddsGetWorkspaceSize(self_: *const aclTensor, other: *const aclScalar, alpha: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Adds.
+    op fn aclnnAdds(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef += alpha*other`.
+    op fn aclnnInplaceAddGetWorkspaceSize(selfRef: *const aclTensor, other: *const aclTensor, alpha: *const aclScalar, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceAdd.
+    op fn aclnnInplaceAdd(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self * other`.
+    op fn aclnnMulGetWorkspaceSize(self_: *const aclTensor, other: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Mul.
+    op fn aclnnMul(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self * scalar`.
+    op fn aclnnMulsGetWorkspaceSize(self_: *const aclTensor, other: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Muls.
+    op fn aclnnMuls(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef *= scalar`.
+    op fn aclnnInplaceMulsGetWorkspaceSize(selfRef: *mut aclTensor, other: *const aclScalar, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceMuls.
+    op fn aclnnInplaceMuls(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self - alpha*other`.
+    op fn aclnnSubGetWorkspaceSize(self_: *const aclTensor, other: *const aclTensor, alpha: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Sub.
+    op fn aclnnSub(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+
+    // ------------------------------------------------------------ activation
+    /// Phase 1 of `out = max(self, 0)` (`out` is const in CANN's header).
+    op fn aclnnReluGetWorkspaceSize(self_: *const aclTensor, out: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Relu.
+    op fn aclnnRelu(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = gradOutput where self > threshold else 0`.
+    op fn aclnnThresholdBackwardGetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, threshold: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of ThresholdBackward.
+    op fn aclnnThresholdBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = log_softmax(self, dim)`.
+    op fn aclnnLogSoftmaxGetWorkspaceSize(self_: *const aclTensor, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of LogSoftmax.
+    op fn aclnnLogSoftmax(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the log_softmax gradient given the forward output.
+    op fn aclnnLogSoftmaxBackwardGetWorkspaceSize(gradOutput: *const aclTensor, output: *const aclTensor, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of LogSoftmaxBackward.
+    op fn aclnnLogSoftmaxBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+
+    // ------------------------------------------------------------------ loss
+    /// Phase 1 of the weighted negative log likelihood.
+    op fn aclnnNLLLossGetWorkspaceSize(self_: *const aclTensor, target: *const aclTensor, weight: *const aclTensor, reduction: i64, ignoreIndex: i64, out: *mut aclTensor, totalWeightOut: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of NLLLoss.
+    op fn aclnnNLLLoss(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the NLL loss gradient with respect to `self`.
+    op fn aclnnNLLLossBackwardGetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, target: *const aclTensor, weight: *const aclTensor, reduction: i64, ignoreIndex: i64, totalWeight: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of NLLLossBackward.
+    op fn aclnnNLLLossBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+
+    // ------------------------------------------------------ reductions, data
+    /// Phase 1 of the sum over `dims` into `dtype`.
+    op fn aclnnReduceSumGetWorkspaceSize(self_: *const aclTensor, dims: *const aclIntArray, keepDims: bool, dtype: aclDataType, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of ReduceSum.
+    op fn aclnnReduceSum(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the element type conversion.
+    op fn aclnnCastGetWorkspaceSize(self_: *const aclTensor, dtype: aclDataType, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Cast.
+    op fn aclnnCast(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef = src` (broadcast, converted).
+    op fn aclnnInplaceCopyGetWorkspaceSize(selfRef: *mut aclTensor, src: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceCopy.
+    op fn aclnnInplaceCopy(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef = 0`.
+    op fn aclnnInplaceZeroGetWorkspaceSize(selfRef: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceZero.
+    op fn aclnnInplaceZero(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef = value`.
+    op fn aclnnInplaceFillScalarGetWorkspaceSize(selfRef: *mut aclTensor, value: *const aclScalar, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceFillScalar.
+    op fn aclnnInplaceFillScalar(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the index of the maximum along `dim`.
+    op fn aclnnArgMaxGetWorkspaceSize(self_: *const aclTensor, dim: i64, keepdim: bool, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of ArgMax.
+    op fn aclnnArgMax(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+}

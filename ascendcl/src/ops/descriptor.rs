@@ -1,0 +1,146 @@
+//! RAII descriptors of libnnopbase: tensors, scalars, int arrays.
+//!
+//! They live only from phase 1 to the return of phase 2: the executor copies
+//! what it needs (torch_npu destroys them right after launching too).
+
+use std::ffi::c_void;
+
+use ascendcl_sys::{Aclnn, aclFormat, aclIntArray, aclScalar, aclTensor};
+
+use crate::call::recent_message;
+use crate::context::Context;
+use crate::error::{AclError, Error, Result};
+use crate::ops::DType;
+use crate::ops::scalar::Scalar;
+use crate::ops::tensor::{Layout, Storage};
+
+/// An error for a descriptor creation that returned null.
+fn creation_failed(ctx: &Context, function: &'static str) -> Error {
+    // Null carries no status; the text (if any) says why.
+    AclError::new(
+        ascendcl_sys::ACLNN_ERR_PARAM_INVALID,
+        function,
+        recent_message(ctx.lib()),
+    )
+    .into()
+}
+
+/// Runs a destroy from a destructor: tried twice (a failed destroy leaves
+/// the object alive, so trying again is sound), then parked.
+fn destroy(
+    what: &'static str,
+    mut call: impl FnMut() -> std::result::Result<i32, ascendcl_sys::SymbolError>,
+) {
+    crate::deferred::release(what, || match call() {
+        Ok(0) => Ok(()),
+        Ok(code) => Err(AclError::new(code, what, None).into()),
+        Err(missing) => Err(missing.into()),
+    });
+}
+
+/// An `aclTensor`.
+pub(crate) struct TensorDesc {
+    pub(crate) raw: *mut aclTensor,
+    aclnn: &'static Aclnn,
+}
+
+impl TensorDesc {
+    pub(crate) fn new(
+        aclnn: &'static Aclnn,
+        storage: &Storage<'_>,
+        dtype: DType,
+        layout: &Layout,
+    ) -> Result<TensorDesc> {
+        let storage_dims = [i64::try_from(storage.len)
+            .map_err(|_| Error::invalid("tensor storage too large for int64"))?];
+        // SAFETY: the arrays live across the call and hold `len` values; the
+        // device address is live memory borrowed by the view (the runtime
+        // only records it).
+        let raw = unsafe {
+            aclnn.aclCreateTensor(
+                layout.shape.as_ptr(),
+                layout.shape.len() as u64,
+                dtype.raw(),
+                layout.strides.as_ptr(),
+                layout.offset,
+                aclFormat::ACL_FORMAT_ND,
+                storage_dims.as_ptr(),
+                1,
+                storage.ptr,
+            )
+        }?;
+        if raw.is_null() {
+            return Err(creation_failed(storage.ctx, "aclCreateTensor"));
+        }
+        Ok(TensorDesc { raw, aclnn })
+    }
+}
+
+impl Drop for TensorDesc {
+    fn drop(&mut self) {
+        // SAFETY: a descriptor we created, destroyed once.
+        destroy("aclDestroyTensor", || unsafe {
+            self.aclnn.aclDestroyTensor(self.raw)
+        });
+    }
+}
+
+/// An `aclScalar`.
+pub(crate) struct ScalarDesc {
+    pub(crate) raw: *mut aclScalar,
+    aclnn: &'static Aclnn,
+}
+
+impl ScalarDesc {
+    pub(crate) fn new(aclnn: &'static Aclnn, ctx: &Context, value: Scalar) -> Result<ScalarDesc> {
+        let mut bytes = value.bytes();
+        // SAFETY: `bytes` holds one value of the declared dtype; the runtime
+        // copies it during the call.
+        let raw = unsafe {
+            aclnn.aclCreateScalar(bytes.as_mut_ptr().cast::<c_void>(), value.dtype().raw())
+        }?;
+        if raw.is_null() {
+            return Err(creation_failed(ctx, "aclCreateScalar"));
+        }
+        Ok(ScalarDesc { raw, aclnn })
+    }
+}
+
+impl Drop for ScalarDesc {
+    fn drop(&mut self) {
+        // SAFETY: a scalar we created, destroyed once.
+        destroy("aclDestroyScalar", || unsafe {
+            self.aclnn.aclDestroyScalar(self.raw)
+        });
+    }
+}
+
+/// An `aclIntArray`.
+pub(crate) struct IntArrayDesc {
+    pub(crate) raw: *mut aclIntArray,
+    aclnn: &'static Aclnn,
+}
+
+impl IntArrayDesc {
+    pub(crate) fn new(
+        aclnn: &'static Aclnn,
+        ctx: &Context,
+        values: &[i64],
+    ) -> Result<IntArrayDesc> {
+        // SAFETY: `values` holds `len` int64s; the runtime copies them.
+        let raw = unsafe { aclnn.aclCreateIntArray(values.as_ptr(), values.len() as u64) }?;
+        if raw.is_null() {
+            return Err(creation_failed(ctx, "aclCreateIntArray"));
+        }
+        Ok(IntArrayDesc { raw, aclnn })
+    }
+}
+
+impl Drop for IntArrayDesc {
+    fn drop(&mut self) {
+        // SAFETY: an array we created, destroyed once.
+        destroy("aclDestroyIntArray", || unsafe {
+            self.aclnn.aclDestroyIntArray(self.raw)
+        });
+    }
+}

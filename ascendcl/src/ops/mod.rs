@@ -1,0 +1,71 @@
+//! Operators: the aclnn two-phase API, safe.
+//!
+//! Every NPU framework runs its math through aclnn: phase 1
+//! (`aclnnXxxGetWorkspaceSize`) checks the arguments on the host and builds an
+//! executor; phase 2 (`aclnnXxx`) queues the operator on a stream. Here:
+//!
+//! * [`Tensor`] / [`TensorMut`] are views (shape, element strides, offset,
+//!   dtype) over any tracked device memory — [`DeviceBuffer`](crate::DeviceBuffer),
+//!   allocator [`Block`](crate::alloc::Block)s, VMM [`Mapping`](crate::vmm::Mapping)s;
+//!   transposes and strided views cost no copy; layouts and the 32-byte
+//!   address rule are checked before any FFI call;
+//! * each operator function (`ops::add`, `ops::mm`, ...) is phase 1 and
+//!   returns a [`Prepared`] operator; [`Prepared::launch`] is phase 2 and
+//!   returns an [`OpPending`] that keeps inputs borrowed shared and outputs
+//!   mutably until it is waited on. Launches follow the async-safety contract
+//!   of copies ([`crate::safety`]): every tensor's memory learns the launch,
+//!   so leaking the guard still orders later uses;
+//! * the device workspace comes from a caching allocator or your buffer
+//!   ([`Workspace`]) and is held until the stream has run the operator;
+//! * a single-use executor is consumed by its launch (launching twice does
+//!   not compile); [`Prepared::into_repeatable`] gives a [`Repeatable`]
+//!   executor re-pointed at new memory per launch, the fast path for fixed
+//!   shapes;
+//! * errors carry the aclnn status, its name, the `aclGetRecentErrMsg` text
+//!   and a hint, like runtime errors ([`AclError`](crate::AclError)).
+//!
+//! The libraries (`libnnopbase.so`, the op-API libraries) are loaded on the
+//! first operator, next to the runtime library (see [`ascendcl_sys::aclnn`]).
+//!
+//! ```
+//! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+//! use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+//! use ascendcl::prelude::*;
+//! let ctx = Device::open(&rt, 0)?.default_context();
+//! let stream = Stream::new(&ctx)?;
+//! let x = DeviceBuffer::from_host(&ctx, &[-1.0f32, 2.0, -3.0, 4.0])?;
+//! let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+//! ops::relu(&Tensor::new(&x, &[2, 2])?, TensorMut::new(&mut y, &[2, 2])?)?
+//!     .launch(&stream, Workspace::none())?
+//!     .wait()?;
+//! assert_eq!(y.to_vec()?, vec![0.0, 2.0, 0.0, 4.0]);
+//! # Ok::<(), ascendcl::Error>(())
+//! ```
+
+mod descriptor;
+mod dtype;
+mod math;
+mod nn;
+mod pending;
+mod phase1;
+mod prepared;
+mod repeatable;
+mod scalar;
+mod tensor;
+mod workspace;
+
+pub use dtype::{DType, Element};
+pub use math::{
+    add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls,
+    inplace_zero, mul, muls, reduce_sum, sub,
+};
+pub use nn::{
+    CubeMath, Reduction, addmm, log_softmax, log_softmax_backward, matmul, mm, nll_loss,
+    nll_loss_backward, relu, threshold_backward,
+};
+pub use pending::OpPending;
+pub use prepared::Prepared;
+pub use repeatable::Repeatable;
+pub use scalar::Scalar;
+pub use tensor::{ADDRESS_ALIGNMENT, MAX_DIMS, Tensor, TensorMut};
+pub use workspace::Workspace;

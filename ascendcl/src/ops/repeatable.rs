@@ -1,0 +1,228 @@
+//! Repeatable executors: phase 1 once, launch many times.
+
+use ascendcl_sys::{Aclnn, aclOpExecutor};
+
+use crate::context::Context;
+use crate::error::{AclError, Error, Result};
+use crate::ops::pending::OpPending;
+use crate::ops::phase1::Phase2;
+use crate::ops::prepared::{Descriptors, LaunchArgs, Prepared, Slot, SlotKind, launch_executor};
+use crate::ops::tensor::{Storage, Tensor, TensorMut};
+use crate::ops::workspace::Workspace;
+use crate::stream::Stream;
+
+/// An operator whose executor is kept for many launches
+/// (`aclSetAclOpExecutorRepeatable`): each launch re-points the tensors at
+/// new memory of the same dtype and layout (`aclSetInputTensorAddr` /
+/// `aclSetOutputTensorAddr`) and skips phase 1 — the fast path for training
+/// loops with fixed shapes. It owns no memory: every launch borrows its
+/// tensors like a [`Prepared`] launch does.
+///
+/// Dropping it waits for the streams it was launched on, then destroys the
+/// executor.
+pub struct Repeatable {
+    op: &'static str,
+    aclnn: &'static Aclnn,
+    executor: *mut aclOpExecutor,
+    workspace_size: u64,
+    phase2: Phase2,
+    descriptors: Descriptors,
+    slots: Vec<Slot>,
+    /// Keeps the runtime (and device) alive as long as the executor.
+    _ctx: Context,
+    launched_on: Vec<Stream>,
+}
+
+// SAFETY: the executor and descriptors are heap objects of nnopbase used only
+// through `&mut self` (launch) or by Drop; moving them between threads is fine.
+unsafe impl Send for Repeatable {}
+
+impl std::fmt::Debug for Repeatable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repeatable")
+            .field("op", &self.op)
+            .field("workspace_size", &self.workspace_size)
+            .finish()
+    }
+}
+
+impl<'a> Prepared<'a> {
+    /// Makes the executor repeatable and ends the borrows of the tensors it
+    /// was prepared with (they are re-bound at each launch).
+    pub fn into_repeatable(mut self) -> Result<Repeatable> {
+        let ctx = match self.reads.first().or(self.writes.first()) {
+            Some(storage) => storage.ctx.clone(),
+            None => return Err(Error::InvalidState("an operator without tensors".into())),
+        };
+        // SAFETY: our live executor, right after phase 1.
+        let status = unsafe { self.aclnn.aclSetAclOpExecutorRepeatable(self.executor) }?;
+        if status != 0 {
+            return Err(AclError::new(status, "aclSetAclOpExecutorRepeatable", None).into());
+        }
+        let executor = std::mem::replace(&mut self.executor, std::ptr::null_mut());
+        Ok(Repeatable {
+            op: self.op,
+            aclnn: self.aclnn,
+            executor,
+            workspace_size: self.workspace_size,
+            phase2: self.phase2,
+            descriptors: std::mem::replace(
+                &mut self.descriptors,
+                Descriptors {
+                    tensors: Vec::new(),
+                    _scalars: Vec::new(),
+                    _arrays: Vec::new(),
+                },
+            ),
+            slots: std::mem::take(&mut self.slots),
+            _ctx: ctx,
+            launched_on: Vec::new(),
+        })
+    }
+}
+
+impl Repeatable {
+    /// The operator's name.
+    pub fn op(&self) -> &'static str {
+        self.op
+    }
+
+    /// Launches again with `reads` bound to the read-only tensor arguments and
+    /// `writes` to the written ones (in-place and outputs), each in the order
+    /// of the operator's parameters; every tensor must have the dtype, shape,
+    /// strides and offset it was prepared with (checked before any FFI call).
+    pub fn launch<'a>(
+        &mut self,
+        stream: &'a Stream,
+        reads: &[&Tensor<'a>],
+        writes: Vec<TensorMut<'a>>,
+        workspace: impl Into<Workspace<'a>>,
+    ) -> Result<OpPending<'a>> {
+        let read_slots: Vec<&Slot> = self
+            .slots
+            .iter()
+            .filter(|s| s.kind == SlotKind::Input)
+            .collect();
+        let write_slots: Vec<&Slot> = self
+            .slots
+            .iter()
+            .filter(|s| s.kind != SlotKind::Input)
+            .collect();
+        if reads.len() != read_slots.len() || writes.len() != write_slots.len() {
+            return Err(Error::invalid(format!(
+                "aclnn{} was prepared with {} read and {} written tensors, not {} and {}",
+                self.op,
+                read_slots.len(),
+                write_slots.len(),
+                reads.len(),
+                writes.len()
+            )));
+        }
+        let mut read_storage: Vec<Storage<'a>> = Vec::with_capacity(reads.len());
+        let mut write_storage: Vec<Storage<'a>> = Vec::with_capacity(writes.len());
+        for (slot, t) in read_slots.iter().zip(reads) {
+            self.check(slot, t.dtype, &t.layout)?;
+            read_storage.push(t.storage);
+        }
+        for (slot, t) in write_slots.iter().zip(&writes) {
+            self.check(slot, t.dtype, &t.layout)?;
+            write_storage.push(t.storage);
+        }
+        // Re-point every slot: inputs (read-only and in-place) count in one
+        // index space, outputs in another, both in parameter order.
+        let (mut next_read, mut next_write) = (read_storage.iter(), write_storage.iter());
+        let (mut input_index, mut output_index) = (0usize, 0usize);
+        for slot in &self.slots {
+            let storage = match slot.kind {
+                SlotKind::Input => next_read.next(),
+                SlotKind::InPlace | SlotKind::Output => next_write.next(),
+            }
+            .ok_or_else(|| Error::InvalidState("slot count changed".into()))?;
+            let desc = self.descriptors.tensors[slot.desc].raw;
+            // SAFETY: our live repeatable executor and one of its descriptors;
+            // the address is live memory borrowed for the launch.
+            let status = unsafe {
+                match slot.kind {
+                    SlotKind::Output => {
+                        output_index += 1;
+                        self.aclnn.aclSetOutputTensorAddr(
+                            self.executor,
+                            output_index - 1,
+                            desc,
+                            storage.ptr,
+                        )
+                    }
+                    _ => {
+                        input_index += 1;
+                        self.aclnn.aclSetInputTensorAddr(
+                            self.executor,
+                            input_index - 1,
+                            desc,
+                            storage.ptr,
+                        )
+                    }
+                }
+            }?;
+            if status != 0 {
+                return Err(AclError::new(status, "aclSetInputTensorAddr", None).into());
+            }
+        }
+        let args = LaunchArgs {
+            op: self.op,
+            aclnn: self.aclnn,
+            executor: self.executor,
+            workspace_size: self.workspace_size,
+            phase2: self.phase2,
+            reads: &read_storage,
+            writes: &write_storage,
+            single_use: false,
+        };
+        let (marker, trackers) =
+            launch_executor(args, stream, workspace.into()).map_err(|(e, _)| e)?;
+        if !self.launched_on.iter().any(|s| s.same_as(stream)) {
+            self.launched_on.push(stream.clone());
+        }
+        drop(writes);
+        Ok(OpPending::new(self.op, stream, &marker, trackers))
+    }
+
+    fn check(
+        &self,
+        slot: &Slot,
+        dtype: crate::ops::DType,
+        layout: &crate::ops::tensor::Layout,
+    ) -> Result<()> {
+        if slot.dtype == dtype && slot.layout == *layout {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "aclnn{}: a tensor of {dtype:?} {:?} (strides {:?}, offset {}) cannot replace one prepared as \
+             {:?} {:?} (strides {:?}, offset {}); prepare a new executor for new shapes",
+            self.op,
+            layout.shape,
+            layout.strides,
+            layout.offset,
+            slot.dtype,
+            slot.layout.shape,
+            slot.layout.strides,
+            slot.layout.offset
+        )))
+    }
+}
+
+impl Drop for Repeatable {
+    fn drop(&mut self) {
+        // Launches may still be queued: wait for their streams first.
+        for stream in &self.launched_on {
+            crate::deferred::park_result("a repeatable operator", stream.synchronize_queued());
+        }
+        crate::deferred::release("a repeatable operator", || {
+            // SAFETY: our repeatable executor with no queued launch left; a failed destroy leaves it alive.
+            match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
+                Ok(0) => Ok(()),
+                Ok(code) => Err(AclError::new(code, "aclDestroyAclOpExecutor", None).into()),
+                Err(missing) => Err(missing.into()),
+            }
+        });
+    }
+}

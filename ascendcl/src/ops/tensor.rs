@@ -1,0 +1,359 @@
+//! Tensor views over device memory, for operators.
+
+use std::ffi::c_void;
+use std::marker::PhantomData;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::memory::{DeviceCopy, DeviceSlice, DeviceSliceMut};
+use crate::ops::dtype::{DType, Element};
+use crate::tracker::UseTracker;
+
+/// The most dimensions an aclnn tensor may have.
+pub const MAX_DIMS: usize = 8;
+
+/// Device addresses handed to aclnn must be aligned to this many bytes
+/// (the `tensorData` rule of `aclCreateTensor`).
+pub const ADDRESS_ALIGNMENT: usize = 32;
+
+/// The memory under a view: its base address, how many `dtype` elements it
+/// holds, and its bookkeeping.
+#[derive(Clone, Copy)]
+pub(crate) struct Storage<'a> {
+    pub(crate) ptr: *mut c_void,
+    pub(crate) len: usize,
+    pub(crate) ctx: &'a Context,
+    pub(crate) tracker: &'a UseTracker,
+}
+
+/// Shape, element strides and element offset of a view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub(crate) shape: Vec<i64>,
+    pub(crate) strides: Vec<i64>,
+    pub(crate) offset: i64,
+}
+
+fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].saturating_mul(shape[i + 1].max(1));
+    }
+    strides
+}
+
+fn to_i64(what: &str, v: usize) -> Result<i64> {
+    i64::try_from(v).map_err(|_| Error::invalid(format!("{what} {v} does not fit in int64")))
+}
+
+/// Checks a view against its storage before any FFI call.
+fn layout(
+    storage: &Storage<'_>,
+    dtype: DType,
+    shape: &[usize],
+    strides: &[usize],
+    offset: usize,
+) -> Result<Layout> {
+    if shape.len() > MAX_DIMS {
+        return Err(Error::invalid(format!(
+            "a tensor may have at most {MAX_DIMS} dimensions, not {}",
+            shape.len()
+        )));
+    }
+    if strides.len() != shape.len() {
+        return Err(Error::invalid(format!(
+            "{} strides for {} dimensions",
+            strides.len(),
+            shape.len()
+        )));
+    }
+    let addr = storage.ptr as usize;
+    if addr % ADDRESS_ALIGNMENT != 0 {
+        return Err(Error::invalid(format!(
+            "tensor memory at {addr:#x} is not {ADDRESS_ALIGNMENT}-byte aligned, as aclnn requires; \
+             build the view over the whole buffer with an element offset instead of over a slice"
+        )));
+    }
+    let empty = shape.contains(&0);
+    if !empty {
+        // The last element the view reaches, with checked arithmetic.
+        let mut last = offset;
+        for (&extent, &stride) in shape.iter().zip(strides) {
+            last = (extent - 1)
+                .checked_mul(stride)
+                .and_then(|step| last.checked_add(step))
+                .ok_or_else(|| Error::invalid("tensor view extent overflows"))?;
+        }
+        if last >= storage.len {
+            return Err(Error::invalid(format!(
+                "a view of shape {shape:?}, strides {strides:?} and offset {offset} reaches element {last}, \
+                 but the memory holds {} elements of {dtype:?}",
+                storage.len
+            )));
+        }
+    }
+    Ok(Layout {
+        shape: shape
+            .iter()
+            .map(|&d| to_i64("dimension", d))
+            .collect::<Result<_>>()?,
+        strides: strides
+            .iter()
+            .map(|&s| to_i64("stride", s))
+            .collect::<Result<_>>()?,
+        offset: to_i64("offset", offset)?,
+    })
+}
+
+/// Storage of `mem` counted in `dtype` elements.
+fn storage_of<'a, T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(
+    mem: &'a S,
+    dtype: DType,
+) -> Result<Storage<'a>> {
+    let parts = mem.raw_parts();
+    let bytes = parts.len * std::mem::size_of::<T>();
+    if bytes % dtype.size() != 0 {
+        return Err(Error::invalid(format!(
+            "{bytes} bytes of memory do not hold whole {dtype:?} elements"
+        )));
+    }
+    Ok(Storage {
+        ptr: parts.ptr,
+        len: bytes / dtype.size(),
+        ctx: parts.ctx,
+        tracker: parts.tracker,
+    })
+}
+
+macro_rules! view_common {
+    () => {
+        /// The element type.
+        pub fn dtype(&self) -> DType {
+            self.dtype
+        }
+
+        /// The shape.
+        pub fn shape(&self) -> Vec<usize> {
+            self.layout.shape.iter().map(|&d| d as usize).collect()
+        }
+
+        /// Element strides.
+        pub fn strides(&self) -> Vec<usize> {
+            self.layout.strides.iter().map(|&s| s as usize).collect()
+        }
+
+        /// Element offset into the memory.
+        pub fn offset(&self) -> usize {
+            self.layout.offset as usize
+        }
+
+        /// Number of elements.
+        pub fn numel(&self) -> usize {
+            self.layout.shape.iter().map(|&d| d as usize).product()
+        }
+
+        /// Whether the view is row-major contiguous.
+        pub fn is_contiguous(&self) -> bool {
+            let shape = self.shape();
+            contiguous_strides(&shape)
+                .iter()
+                .zip(&shape)
+                .zip(self.strides())
+                .all(|((&want, &extent), have)| extent <= 1 || want == have)
+        }
+
+        /// The context (device) of the memory.
+        pub fn context(&self) -> &Context {
+            self.storage.ctx
+        }
+
+        /// This view with dimensions `a` and `b` swapped (no copy).
+        pub fn transpose(mut self, a: usize, b: usize) -> Result<Self> {
+            let dims = self.layout.shape.len();
+            if a >= dims || b >= dims {
+                return Err(Error::invalid(format!(
+                    "cannot transpose dimensions {a} and {b} of a {dims}-dimensional tensor"
+                )));
+            }
+            self.layout.shape.swap(a, b);
+            self.layout.strides.swap(a, b);
+            Ok(self)
+        }
+
+        /// This 2-D view transposed (no copy).
+        pub fn t(self) -> Result<Self> {
+            if self.layout.shape.len() != 2 {
+                return Err(Error::invalid(format!(
+                    "t() needs a 2-D tensor, not {}-D",
+                    self.layout.shape.len()
+                )));
+            }
+            self.transpose(0, 1)
+        }
+    };
+}
+
+/// A read-only tensor view of device memory: shape, element strides, offset
+/// and dtype over a [`DeviceBuffer`](crate::DeviceBuffer), an allocator
+/// [`Block`](crate::alloc::Block), a [`Mapping`](crate::vmm::Mapping) or a
+/// view of one. It borrows the memory; an operator reading it keeps it
+/// borrowed until the launch is waited on.
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::Tensor;
+/// # let ctx = ascendcl::Device::open(&rt, 0)?.default_context();
+/// let w = ascendcl::DeviceBuffer::from_host(&ctx, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let view = Tensor::new(&w, &[2, 3])?;
+/// let wt = view.clone().t()?; // 3x2, strides [1, 3]: no copy
+/// assert_eq!(wt.shape(), vec![3, 2]);
+/// assert!(!wt.is_contiguous());
+/// assert!(Tensor::new(&w, &[4, 2]).is_err()); // 8 elements do not fit: an error before FFI
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Tensor<'a> {
+    pub(crate) storage: Storage<'a>,
+    pub(crate) dtype: DType,
+    pub(crate) layout: Layout,
+}
+
+impl<'a> Tensor<'a> {
+    /// A contiguous row-major view of `shape` at the start of `mem`.
+    pub fn new<T: Element, S: DeviceSlice<T> + ?Sized>(
+        mem: &'a S,
+        shape: &[usize],
+    ) -> Result<Tensor<'a>> {
+        Self::strided_as(mem, T::DTYPE, shape, &contiguous_strides(shape), 0)
+    }
+
+    /// A contiguous view of `mem` read as `dtype` (e.g. bf16 in `u16`
+    /// storage): the bytes must hold whole elements.
+    pub fn with_dtype<T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(
+        mem: &'a S,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<Tensor<'a>> {
+        Self::strided_as(mem, dtype, shape, &contiguous_strides(shape), 0)
+    }
+
+    /// A strided view: element `strides` and element `offset` into `mem`.
+    pub fn strided<T: Element, S: DeviceSlice<T> + ?Sized>(
+        mem: &'a S,
+        shape: &[usize],
+        strides: &[usize],
+        offset: usize,
+    ) -> Result<Tensor<'a>> {
+        Self::strided_as(mem, T::DTYPE, shape, strides, offset)
+    }
+
+    /// [`Tensor::strided`] with an explicit dtype.
+    pub fn strided_as<T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(
+        mem: &'a S,
+        dtype: DType,
+        shape: &[usize],
+        strides: &[usize],
+        offset: usize,
+    ) -> Result<Tensor<'a>> {
+        let storage = storage_of(mem, dtype)?;
+        let layout = layout(&storage, dtype, shape, strides, offset)?;
+        Ok(Tensor {
+            storage,
+            dtype,
+            layout,
+        })
+    }
+
+    view_common!();
+}
+
+/// A writable tensor view: like [`Tensor`], over memory borrowed mutably, so
+/// nothing else can read or write it while an operator that writes it is
+/// queued (until the launch is waited on).
+pub struct TensorMut<'a> {
+    pub(crate) storage: Storage<'a>,
+    pub(crate) dtype: DType,
+    pub(crate) layout: Layout,
+    _unique: PhantomData<&'a mut ()>,
+}
+
+impl<'a> TensorMut<'a> {
+    /// A contiguous row-major view of `shape` at the start of `mem`.
+    pub fn new<T: Element, S: DeviceSliceMut<T> + ?Sized>(
+        mem: &'a mut S,
+        shape: &[usize],
+    ) -> Result<TensorMut<'a>> {
+        Self::strided_as(mem, T::DTYPE, shape, &contiguous_strides(shape), 0)
+    }
+
+    /// A contiguous view of `mem` written as `dtype`.
+    pub fn with_dtype<T: DeviceCopy, S: DeviceSliceMut<T> + ?Sized>(
+        mem: &'a mut S,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<TensorMut<'a>> {
+        Self::strided_as(mem, dtype, shape, &contiguous_strides(shape), 0)
+    }
+
+    /// A strided writable view.
+    pub fn strided<T: Element, S: DeviceSliceMut<T> + ?Sized>(
+        mem: &'a mut S,
+        shape: &[usize],
+        strides: &[usize],
+        offset: usize,
+    ) -> Result<TensorMut<'a>> {
+        Self::strided_as(mem, T::DTYPE, shape, strides, offset)
+    }
+
+    /// [`TensorMut::strided`] with an explicit dtype.
+    pub fn strided_as<T: DeviceCopy, S: DeviceSliceMut<T> + ?Sized>(
+        mem: &'a mut S,
+        dtype: DType,
+        shape: &[usize],
+        strides: &[usize],
+        offset: usize,
+    ) -> Result<TensorMut<'a>> {
+        let storage = storage_of(&*mem, dtype)?;
+        let layout = layout(&storage, dtype, shape, strides, offset)?;
+        Ok(TensorMut {
+            storage,
+            dtype,
+            layout,
+            _unique: PhantomData,
+        })
+    }
+
+    view_common!();
+}
+
+impl std::fmt::Debug for Tensor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("dtype", &self.dtype)
+            .field("shape", &self.layout.shape)
+            .field("strides", &self.layout.strides)
+            .field("offset", &self.layout.offset)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for TensorMut<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TensorMut")
+            .field("dtype", &self.dtype)
+            .field("shape", &self.layout.shape)
+            .field("strides", &self.layout.strides)
+            .field("offset", &self.layout.offset)
+            .finish()
+    }
+}
+
+// SAFETY: a view is a device address plus shared references to thread-safe
+// bookkeeping (the context and the tracker are Sync).
+unsafe impl Send for Tensor<'_> {}
+// SAFETY: as above; nothing is mutated through `&Tensor`.
+unsafe impl Sync for Tensor<'_> {}
+// SAFETY: as above; the mutable view is unique by its `&mut` borrow.
+unsafe impl Send for TensorMut<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for TensorMut<'_> {}

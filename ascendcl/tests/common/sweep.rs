@@ -1,0 +1,82 @@
+//! The fault sweep: run a scenario once to learn its FFI calls, then again
+//! with each call failing in turn (the mock's fault injection). Every time:
+//! no panic, an error comes back (or the failing call was in a destructor and
+//! was retried), nothing stays alive and the mock sees no misuse.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use ascendcl::Runtime;
+use ascendcl_mock::Fault;
+
+/// The code injected: a driver-internal failure, which nothing retries by design.
+pub const INJECTED: i32 = ascendcl::sys::ACL_ERROR_RT_DRV_INTERNAL_ERROR;
+
+/// Queries whose failure is answered conservatively rather than reported:
+/// the allocator treats a failed event query as "not finished yet" and keeps
+/// the block pending (it is waited for later), which is correct and silent.
+const CONSERVATIVE_QUERIES: &[&str] = &["aclrtQueryEventStatus"];
+
+/// A scenario to sweep.
+pub type Scenario = fn(&Runtime) -> ascendcl::Result<()>;
+
+/// Whether `error` is what a failing call may turn into: the injected code,
+/// a parked destructor error, or (for aclnn descriptor creation, which
+/// returns null rather than a code) an aclnn argument error.
+fn acceptable(error: &ascendcl::Error) -> bool {
+    error.code() == Some(INJECTED)
+        || matches!(error, ascendcl::Error::Deferred { .. })
+        || error.code() == Some(ascendcl::sys::ACLNN_ERR_PARAM_INVALID)
+}
+
+/// Sweeps `scenario`; it must make at least `min_calls` fallible calls.
+pub fn sweep(scenario: Scenario, min_calls: usize) {
+    let baseline = {
+        let env = super::env();
+        scenario(&env.rt).expect("the scenario succeeds without faults");
+        env.assert_clean();
+        env.calls()
+    };
+    let mut tried = 0;
+    for (index, function) in baseline.iter().enumerate() {
+        if function == "aclGetRecentErrMsg" {
+            continue;
+        }
+        let nth = baseline[..=index].iter().filter(|f| *f == function).count() as u64;
+        let env = super::env();
+        env.inject(Fault::nth(function, nth, INJECTED));
+        let outcome = catch_unwind(AssertUnwindSafe(|| scenario(&env.rt)))
+            .unwrap_or_else(|_| panic!("a panic when call {function} #{nth} failed"));
+        let calls = env.calls();
+        let count = |f: &str, list: &[String]| list.iter().filter(|c| *c == f).count();
+        match outcome {
+            Err(error) => {
+                assert!(
+                    acceptable(&error),
+                    "{function} #{nth}: unexpected error {error}"
+                );
+            }
+            Ok(()) => assert!(
+                CONSERVATIVE_QUERIES.contains(&function.as_str())
+                    || count(function, &calls) > count(function, &baseline),
+                "{function} #{nth} failed, the scenario returned Ok, and the call was not retried:\n{calls:?}\n{baseline:?}"
+            ),
+        }
+        let _ = ascendcl::take_deferred_errors();
+        let live = env.session.live_counts();
+        assert!(
+            live.is_empty(),
+            "{function} #{nth} failed and left resources alive: {live:?}"
+        );
+        assert_eq!(
+            env.session.misuse_total(),
+            0,
+            "{function} #{nth}: {}",
+            env.session.misuse_log()
+        );
+        tried += 1;
+    }
+    assert!(
+        tried >= min_calls,
+        "the scenario made only {tried} fallible calls"
+    );
+}

@@ -1,0 +1,211 @@
+//! Host cost of launching an operator: a 1-element ReLU, so the kernel is
+//! negligible and what is measured is the launch path.
+//!
+//! * `ops/raw/fresh` vs `ops/safe/fresh`: the raw sys sequence (two
+//!   `aclCreateTensor`, phase 1, phase 2, two `aclDestroyTensor`) against
+//!   `ops::relu(..)?.launch(..)?.detach()` (the same calls plus the tracker:
+//!   one marker event recorded per launch, order checks, bookkeeping);
+//! * `ops/raw/repeatable` vs `ops/safe/repeatable`: a repeatable executor
+//!   re-pointed and launched (`aclSetInputTensorAddr`,
+//!   `aclSetOutputTensorAddr`, phase 2) against [`Repeatable::launch`].
+//!
+//! `cargo bench --bench ops`. Launches are timed in chunks of 256 from an
+//! empty queue; the queue is drained (untimed) between chunks.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ascendcl::ops::{self, Repeatable, Tensor, TensorMut, Workspace};
+use ascendcl::prelude::*;
+use ascendcl::sys::{self, Aclnn, aclFormat, aclOpExecutor, aclTensor};
+use ascendcl_examples::bench::{BenchEnv, warm_up};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const CHUNK: u64 = 256;
+
+/// The raw sys sequence of one fresh 1-element ReLU.
+fn raw_fresh(
+    aclnn: &Aclnn,
+    x: *mut std::ffi::c_void,
+    y: *mut std::ffi::c_void,
+    stream: sys::aclrtStream,
+) {
+    let (shape, strides, storage) = ([1i64], [1i64], [1i64]);
+    let f32 = sys::aclDataType::ACL_FLOAT;
+    let nd = aclFormat::ACL_FORMAT_ND;
+    // SAFETY: valid arrays of one element; x and y are live 1-element
+    // device buffers; the descriptors are destroyed after the launch; the
+    // queued work is drained before the buffers are freed.
+    unsafe {
+        let a = aclnn
+            .aclCreateTensor(
+                shape.as_ptr(),
+                1,
+                f32,
+                strides.as_ptr(),
+                0,
+                nd,
+                storage.as_ptr(),
+                1,
+                x,
+            )
+            .unwrap();
+        let b = aclnn
+            .aclCreateTensor(
+                shape.as_ptr(),
+                1,
+                f32,
+                strides.as_ptr(),
+                0,
+                nd,
+                storage.as_ptr(),
+                1,
+                y,
+            )
+            .unwrap();
+        let (mut ws, mut ex): (u64, *mut aclOpExecutor) = (0, std::ptr::null_mut());
+        assert_eq!(
+            aclnn.aclnnReluGetWorkspaceSize(a, b, &mut ws, &mut ex),
+            Ok(0)
+        );
+        assert_eq!(aclnn.aclnnRelu(std::ptr::null_mut(), 0, ex, stream), Ok(0));
+        aclnn.aclDestroyTensor(a).unwrap();
+        aclnn.aclDestroyTensor(b).unwrap();
+    }
+}
+
+fn launch_overhead(c: &mut Criterion) {
+    let env = BenchEnv::open();
+    let (ctx, stream) = (&env.ctx, &env.stream);
+    let aclnn = sys::aclnn::aclnn_for(Some(env.rt.library())).expect("aclnn libraries");
+    let x = DeviceBuffer::from_host(ctx, &[-1.0f32]).expect("x");
+    let mut y = DeviceBuffer::<f32>::zeroed(ctx, 1).expect("y");
+    let (raw_x, raw_y) = (x.as_device_ptr().cast_mut(), y.as_device_ptr().cast_mut());
+    let raw_stream = stream.as_raw();
+    let _current = ctx.make_current().expect("bind");
+    let drain = || stream.synchronize().expect("drain");
+    let chunked = |iters: u64, op: &mut dyn FnMut()| {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        while left > 0 {
+            let n = left.min(CHUNK);
+            drain();
+            let start = Instant::now();
+            (0..n).for_each(|_| op());
+            total += start.elapsed();
+            left -= n;
+        }
+        drain();
+        total
+    };
+    let mut group = c.benchmark_group("ops");
+
+    group.bench_function("raw/fresh", |b| {
+        warm_up(|| raw_fresh(aclnn, raw_x, raw_y, raw_stream));
+        drain();
+        b.iter_custom(|iters| chunked(iters, &mut || raw_fresh(aclnn, raw_x, raw_y, raw_stream)))
+    });
+    group.bench_function("safe/fresh", |b| {
+        let mut op = || {
+            let launched = ops::relu(
+                &Tensor::new(&x, &[1]).unwrap(),
+                TensorMut::new(&mut y, &[1]).unwrap(),
+            )
+            .and_then(|p| p.launch(stream, Workspace::none()));
+            black_box(launched.expect("launch")).detach();
+        };
+        warm_up(&mut op);
+        drain();
+        b.iter_custom(|iters| chunked(iters, &mut op))
+    });
+
+    // Repeatable: phase 1 once, then re-point and launch.
+    let (shape, strides, storage) = ([1i64], [1i64], [1i64]);
+    // SAFETY: as in raw_fresh; these descriptors and the executor live
+    // until the end of the bench and the queue is drained before.
+    let (a, b_desc, executor) = unsafe {
+        let f32 = sys::aclDataType::ACL_FLOAT;
+        let nd = aclFormat::ACL_FORMAT_ND;
+        let a = aclnn
+            .aclCreateTensor(
+                shape.as_ptr(),
+                1,
+                f32,
+                strides.as_ptr(),
+                0,
+                nd,
+                storage.as_ptr(),
+                1,
+                raw_x,
+            )
+            .unwrap();
+        let b = aclnn
+            .aclCreateTensor(
+                shape.as_ptr(),
+                1,
+                f32,
+                strides.as_ptr(),
+                0,
+                nd,
+                storage.as_ptr(),
+                1,
+                raw_y,
+            )
+            .unwrap();
+        let (mut ws, mut ex): (u64, *mut aclOpExecutor) = (0, std::ptr::null_mut());
+        assert_eq!(
+            aclnn.aclnnReluGetWorkspaceSize(a, b, &mut ws, &mut ex),
+            Ok(0)
+        );
+        assert_eq!(aclnn.aclSetAclOpExecutorRepeatable(ex), Ok(0));
+        (a, b, ex)
+    };
+    let raw_repeat = |a: *mut aclTensor, b: *mut aclTensor| {
+        // SAFETY: our repeatable executor and its descriptors, live buffers.
+        unsafe {
+            assert_eq!(aclnn.aclSetInputTensorAddr(executor, 0, a, raw_x), Ok(0));
+            assert_eq!(aclnn.aclSetOutputTensorAddr(executor, 0, b, raw_y), Ok(0));
+            assert_eq!(
+                aclnn.aclnnRelu(std::ptr::null_mut(), 0, executor, raw_stream),
+                Ok(0)
+            );
+        }
+    };
+    group.bench_function("raw/repeatable", |bch| {
+        warm_up(|| raw_repeat(a, b_desc));
+        drain();
+        bch.iter_custom(|iters| chunked(iters, &mut || raw_repeat(a, b_desc)))
+    });
+    let mut repeatable: Repeatable = ops::relu(
+        &Tensor::new(&x, &[1]).unwrap(),
+        TensorMut::new(&mut y, &[1]).unwrap(),
+    )
+    .and_then(|p| p.into_repeatable())
+    .expect("repeatable");
+    group.bench_function("safe/repeatable", |bch| {
+        let mut op = || {
+            let launched = repeatable.launch(
+                stream,
+                &[&Tensor::new(&x, &[1]).unwrap()],
+                vec![TensorMut::new(&mut y, &[1]).unwrap()],
+                Workspace::none(),
+            );
+            black_box(launched.expect("launch")).detach();
+        };
+        warm_up(&mut op);
+        drain();
+        bch.iter_custom(|iters| chunked(iters, &mut op))
+    });
+    group.finish();
+    drain();
+    drop(repeatable);
+    // SAFETY: the raw executor and descriptors, no queued launch left.
+    unsafe {
+        aclnn.aclDestroyAclOpExecutor(executor).unwrap();
+        aclnn.aclDestroyTensor(a).unwrap();
+        aclnn.aclDestroyTensor(b_desc).unwrap();
+    }
+}
+
+criterion_group!(benches, launch_overhead);
+criterion_main!(benches);
