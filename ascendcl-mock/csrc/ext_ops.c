@@ -160,8 +160,9 @@ static void compute_finish(mock_task *t, bool executed)
     job_free(j);
 }
 
-ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(void *stream, const aclmock_span *spans, uint32_t nspans,
-                                               aclmock_kernel_fn kernel, void (*release)(void *job), void *job)
+ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, const aclmock_span *spans,
+                                               uint32_t nspans, aclmock_kernel_fn kernel, void (*release)(void *job),
+                                               void *job)
 {
     compute_job *j = calloc(1, sizeof(*j));
     if (j) {
@@ -235,6 +236,15 @@ ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(void *stream, const aclmock_span 
     }
     t->u.compute.finish = compute_finish;
     t->u.compute.job = j;
+    /* the kernel's accesses enter the happens-before model like a copy's (order.h) */
+    int kind = -1;
+    for (uint32_t i = 0; i < nspans; i++) {
+        if (spans[i].bytes) {
+            int m = order_access(s, spans[i].addr, spans[i].bytes, spans[i].use != ACLMOCK_SPAN_READ, tls()->cur_fn);
+            kind = kind >= 0 ? kind : m;
+        }
+    }
+    order_journal(MC(c), kind);
     aclError e = stream_enqueue(s, t); /* on failure it finished (released) the task */
     return e == ACL_SUCCESS ? 0 : e;
 }

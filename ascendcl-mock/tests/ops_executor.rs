@@ -126,7 +126,13 @@ fn results_are_visible_only_after_synchronize() {
     assert_eq!(o.t.sync_stream(o.stream), OK);
     assert_eq!(read_f32(&o.t, yp, 4), [0.0, 2.0, 0.0, 4.0]);
     o.t.s.set_stream_delay(Duration::ZERO);
-    o.finish();
+    // the early read is exactly the race the happens-before model reports
+    assert!(
+        o.t.s.misuse_log().contains("aclnnRelu"),
+        "{}",
+        o.t.s.misuse_log()
+    );
+    o.finish_with_misuse(Misuse::UnorderedAccess, 1);
 }
 
 #[test]
@@ -312,6 +318,25 @@ fn a_tensor_on_another_device_than_the_stream_fails_at_launch() {
 }
 
 #[test]
+fn an_op_and_a_copy_on_another_stream_without_an_event_are_an_unordered_access() {
+    let mut o = OpsTest::new();
+    let ((x, _), (y, yp)) = relu_pair(&mut o);
+    let other = o.t.create_stream().expect("a second stream");
+    let (_, _, e) = relu(&o, x, y);
+    assert_eq!(
+        o.ops
+            .launch("aclnnRelu", std::ptr::null_mut(), 0, e, o.stream),
+        OK
+    );
+    let z = o.buf(&[0u8; 16]);
+    assert_eq!(o.t.memcpy_async(z, 16, yp, 16, common::D2D, other), OK);
+    assert_eq!(o.t.sync_stream(other), OK);
+    assert_eq!(o.t.sync_stream(o.stream), OK);
+    assert_eq!(o.t.destroy_stream(other), OK);
+    o.finish_with_misuse(Misuse::UnorderedAccess, 1);
+}
+
+#[test]
 fn memory_freed_before_the_kernel_runs_is_a_use_after_free_and_the_kernel_is_skipped() {
     let mut o = OpsTest::new();
     let (x, _) = o.f32_tensor(&[4], &[1.0; 4]);
@@ -332,7 +357,8 @@ fn memory_freed_before_the_kernel_runs_is_a_use_after_free_and_the_kernel_is_ski
         "{}",
         o.t.s.misuse_log()
     );
-    o.finish_with_misuse(Misuse::UseAfterFree, 1);
+    // the free races with the queued kernel too (a host write to the block)
+    o.finish_with_misuses(&[(Misuse::UseAfterFree, 1), (Misuse::UnorderedAccess, 1)]);
 }
 
 #[test]

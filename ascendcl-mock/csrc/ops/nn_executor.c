@@ -101,7 +101,7 @@ static void run_job(void *job, void *const *bufs)
 }
 
 /* Checks the executor and workspace and queues the kernel. */
-static aclnnStatus launch(void *workspace, uint64_t wsSize, aclOpExecutor *e, aclrtStream stream)
+static aclnnStatus launch(aclmock_call *c, void *workspace, uint64_t wsSize, aclOpExecutor *e, aclrtStream stream)
 {
     if (e->ws_size && (wsSize < e->ws_size || !workspace)) {
         return aclmock_fail(ACLNN_ERR_PARAM_INVALID,
@@ -146,7 +146,7 @@ static aclnnStatus launch(void *workspace, uint64_t wsSize, aclOpExecutor *e, ac
         return aclmock_fail(ACLNN_ERR_INNER, "out of host memory");
     }
     memcpy(copy, &e->job, sizeof(*copy));
-    return aclmock_compute_enqueue(stream, spans, n, run_job, free, copy);
+    return aclmock_compute_enqueue(c, stream, spans, n, run_job, free, copy);
 }
 
 OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault, const char *op, void *workspace,
@@ -184,7 +184,7 @@ OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault,
         rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "executor x%llu was built by %sGetWorkspaceSize, not for %s",
                           (unsigned long long)e->id, e->op, op);
     } else {
-        rc = launch(workspace, ws_size, e, stream);
+        rc = launch(c, workspace, ws_size, e, stream);
     }
     if (!e->repeatable) {
         executor_free(e);
