@@ -334,12 +334,13 @@ fn nll_inputs(o: &mut OpsTest) -> Nll {
 }
 
 #[test]
-fn nll_loss_weights_and_ignores_and_reduces_as_pytorch() {
+fn nll_loss_weights_ignores_and_reduces_as_pytorch_and_leaves_total_weight_for_none() {
     let mut o = OpsTest::new();
     let n = nll_inputs(&mut o);
-    let (tw, twp) = o.f32_tensor(&[1], &[0.0]);
+    // reduction none leaves totalWeightOut unwritten (aclnn_nll_loss.cpp v8.5.0:338)
+    let (tw, twp) = o.f32_tensor(&[1], &[7.0]);
     for (reduction, dims, want, want_tw) in [
-        (0i64, vec![3i64], vec![1.0f32, 8.0, 0.0], 0.0f32),
+        (0i64, vec![3i64], vec![1.0f32, 8.0, 0.0], 7.0f32),
         (1, vec![], vec![3.0], 3.0),
         (2, vec![1], vec![9.0], 3.0),
     ] {
