@@ -160,6 +160,9 @@ OPS_EXPORT aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_
     uint32_t d = 0;
     if (need_tensor(&p, self, "self") && need_tensor(&p, out, "out") && check_dtype(&p, self, "self", DT_NUMERIC) &&
         check_dtype(&p, out, "out", DT_INDEX)) {
+        /* dim in [-n, n-1], [-1, 0] for a 0-dim self (aclnn_argmax.cpp:86-98); the
+         * real op does not check out's shape in phase 1 (its ViewCopy would
+         * fail later), the mock does */
         if (!norm_dim(dim, self->v.ndim, &d)) {
             invalid(&p, "dim %lld is out of range for a %u-dimensional self", (long long)dim, self->v.ndim);
         } else if (self->v.ndim && self->v.dims[d] == 0) {
