@@ -160,8 +160,9 @@ static void compute_finish(mock_task *t, bool executed)
     job_free(j);
 }
 
-ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(void *stream, const aclmock_span *spans, uint32_t nspans,
-                                               aclmock_kernel_fn kernel, void (*release)(void *job), void *job)
+ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, const aclmock_span *spans,
+                                               uint32_t nspans, aclmock_kernel_fn kernel, void (*release)(void *job),
+                                               void *job)
 {
     compute_job *j = calloc(1, sizeof(*j));
     if (j) {
@@ -184,6 +185,11 @@ ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(void *stream, const aclmock_span 
     if (nspans) {
         memcpy(j->spans, spans, nspans * sizeof(aclmock_span));
     }
+    int *devs = calloc(nspans ? nspans : 1, sizeof(int));
+    if (!devs) {
+        job_free(j);
+        return fail(EXT_RUNTIME_ERROR, "out of host memory");
+    }
     for (uint32_t i = 0; i < nspans; i++) {
         const aclmock_span *sp = &spans[i];
         if (!sp->bytes) {
@@ -192,22 +198,36 @@ ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(void *stream, const aclmock_span 
         mem_range r;
         aclError e = mem_classify(sp->addr, sp->bytes, sp->use == ACLMOCK_SPAN_WRITE, false, &r);
         if (e != ACL_SUCCESS) {
+            free(devs);
             job_free(j);
             return fail(EXT_RUNTIME_ERROR, "%s: device address %p (%llu bytes) is not usable (runtime error %d)",
                         sp->role ? sp->role : "tensor", sp->addr, (unsigned long long)sp->bytes, e);
         }
         if (r.where != MEM_DEVICE) {
+            free(devs);
             job_free(j);
             return fail(EXT_RUNTIME_ERROR, "%s: address %p is %s memory, not device memory",
                         sp->role ? sp->role : "tensor", sp->addr, r.where == MEM_PINNED ? "pinned host" : "host");
         }
         j->fps[i] = r.fp;
+        devs[i] = r.device;
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
+        free(devs);
         job_free(j);
         return tls()->last_error ? tls()->last_error : EXT_RUNTIME_ERROR;
     }
+    for (uint32_t i = 0; i < nspans; i++) {
+        if (spans[i].bytes && devs[i] != s->device) {
+            int d = devs[i];
+            free(devs);
+            job_free(j);
+            return fail(EXT_RUNTIME_ERROR, "%s is memory of device %d but the stream runs on device %d",
+                        spans[i].role ? spans[i].role : "tensor", d, s->device);
+        }
+    }
+    free(devs);
     j->stream = s;
     mock_task *t = task_new(TASK_COMPUTE);
     if (!t) {
@@ -216,6 +236,15 @@ ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(void *stream, const aclmock_span 
     }
     t->u.compute.finish = compute_finish;
     t->u.compute.job = j;
+    /* the kernel's accesses enter the happens-before model like a copy's (order.h) */
+    int kind = -1;
+    for (uint32_t i = 0; i < nspans; i++) {
+        if (spans[i].bytes) {
+            int m = order_access(s, spans[i].addr, spans[i].bytes, spans[i].use != ACLMOCK_SPAN_READ, tls()->cur_fn);
+            kind = kind >= 0 ? kind : m;
+        }
+    }
+    order_journal(MC(c), kind);
     aclError e = stream_enqueue(s, t); /* on failure it finished (released) the task */
     return e == ACL_SUCCESS ? 0 : e;
 }

@@ -22,6 +22,16 @@
 //! ([`Mock::replay`], strict or lenient), so what a card did becomes a test
 //! here (`docs/recording-on-a-card.md`).
 //!
+//! Next to it the crate builds the mock's operator libraries, with CANN's
+//! file and symbol names: `libnnopbase.so` ([`NNOPBASE_PATH`]: aclnn tensor,
+//! scalar and array descriptors, executors) and `libopapi.so`
+//! ([`OPAPI_PATH`]: the two-phase `aclnnXxxGetWorkspaceSize` / `aclnnXxx`
+//! operators of an MLP). They share the mock's state: their calls are
+//! journaled, counted and fault-injectable by name like the runtime's, their
+//! descriptors and executors appear in the live counts ([`Resource`]), and a
+//! launched op runs a CPU reference kernel on the stream's worker thread, so
+//! its results are visible only after a synchronize, as on a card.
+//!
 //! Only our tests, examples and benches choose the mock (with [`library`] or
 //! [`select`]); nothing selects it behind a user's back.
 //!

@@ -237,3 +237,17 @@ fn aclnn_init_and_finalize_are_accepted_next_to_acl_init() {
     assert_eq!(t.s.call_count("aclnnInit"), 1);
     t.assert_clean(1);
 }
+
+#[test]
+fn descriptor_functions_resolve_through_the_op_library_handle_as_torch_npu_finds_them() {
+    let _t = T::with_device(0);
+    let ops = ops();
+    // SAFETY: only symbol addresses are compared; nothing is called.
+    let (via_op, via_nn) = unsafe {
+        (
+            ops.op::<CreateTensor>("aclCreateTensor") as usize,
+            ops.nn::<CreateTensor>("aclCreateTensor") as usize,
+        )
+    };
+    assert_eq!(via_op, via_nn, "libopapi.so depends on libnnopbase.so");
+}

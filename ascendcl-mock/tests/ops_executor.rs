@@ -78,8 +78,9 @@ fn a_repeatable_executor_runs_many_times_with_re_pointed_addresses_until_destroy
             OK
         );
         assert_eq!(
-            o.ops.nn::<SetAddr>("aclSetOutputTensorAddr")(e, 1, y, y2),
-            INVALID
+            o.ops.nn::<SetAddr>("aclSetOutputTensorAddr")(e, 0, std::ptr::null_mut(), y2),
+            561103,
+            "a null tensor is ACLNN_ERR_INNER_NULLPTR"
         );
     }
     o.run("aclnnRelu", 0, e);
@@ -89,10 +90,11 @@ fn a_repeatable_executor_runs_many_times_with_re_pointed_addresses_until_destroy
         [0.0, 2.0, 0.0, 4.0],
         "the old output is untouched"
     );
-    // aclSetTensorAddr counts inputs then outputs
+    // the executor follows its tensors: the index is unused for these ops
+    // (opbase v8.5.0 acl_op_api.cpp:424-440)
     // SAFETY: as above.
     unsafe {
-        assert_eq!(o.ops.nn::<SetAddr>("aclSetTensorAddr")(e, 1, y, yp), OK);
+        assert_eq!(o.ops.nn::<SetAddr>("aclSetTensorAddr")(e, 7, y, yp), OK);
     }
     o.run("aclnnRelu", 0, e);
     assert_eq!(read_f32(&o.t, yp, 4), [5.0, 0.0, 7.0, 0.0]);
@@ -124,7 +126,13 @@ fn results_are_visible_only_after_synchronize() {
     assert_eq!(o.t.sync_stream(o.stream), OK);
     assert_eq!(read_f32(&o.t, yp, 4), [0.0, 2.0, 0.0, 4.0]);
     o.t.s.set_stream_delay(Duration::ZERO);
-    o.finish();
+    // the early read is exactly the race the happens-before model reports
+    assert!(
+        o.t.s.misuse_log().contains("aclnnRelu"),
+        "{}",
+        o.t.s.misuse_log()
+    );
+    o.finish_with_misuse(Misuse::UnorderedAccess, 1);
 }
 
 #[test]
@@ -148,8 +156,10 @@ fn a_null_stream_is_the_default_stream_of_the_current_context() {
     o.finish();
 }
 
-/// Addmm, Matmul and ReduceSum ask for a workspace; phase 2 rejects a null
-/// or too small one with 161002 (and consumes the single-use executor).
+/// Addmm, Matmul and ReduceSum ask for a workspace. Phase 2 with a null
+/// workspace and a nonzero size is 161001 and deletes the executor
+/// (opbase v8.5.0 op_executor.cpp:1390-1394); a too small one is the mock's
+/// 161002. Both consume a single-use executor.
 #[test]
 fn ops_with_a_workspace_reject_a_null_or_too_small_one() {
     let mut o = OpsTest::new();
@@ -188,8 +198,15 @@ fn ops_with_a_workspace_reject_a_null_or_too_small_one() {
         assert!(ws > 0, "{op} asks for a workspace");
         assert_eq!(
             o.ops.launch(op, std::ptr::null_mut(), ws, e, o.stream),
-            INVALID,
+            NULLPTR,
             "{op}: null"
+        );
+        assert_eq!(o.t.s.live(Resource::AclnnExecutor), 0, "{op}: deleted");
+        let (_, _, e) = prep(&o, op);
+        assert_eq!(
+            o.ops.launch(op, std::ptr::null_mut(), 0, e, o.stream),
+            INVALID,
+            "{op}: no workspace"
         );
         let (_, ws, e) = prep(&o, op);
         let w = o.buf(&vec![0u8; ws as usize]);
@@ -204,6 +221,21 @@ fn ops_with_a_workspace_reject_a_null_or_too_small_one() {
         o.run(op, ws, e);
     }
     assert_eq!(read_f32(&o.t, outp, 4), [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(o.t.s.live(Resource::AclnnExecutor), 0);
+    o.finish();
+}
+
+#[test]
+fn a_null_workspace_with_a_size_deletes_even_a_repeatable_executor() {
+    let mut o = OpsTest::new();
+    let ((x, _), (y, _)) = relu_pair(&mut o);
+    let (_, _, e) = relu(&o, x, y);
+    assert_eq!(o.ops.set_repeatable(e), OK);
+    assert_eq!(
+        o.ops
+            .launch("aclnnRelu", std::ptr::null_mut(), 64, e, o.stream),
+        NULLPTR
+    );
     assert_eq!(o.t.s.live(Resource::AclnnExecutor), 0);
     o.finish();
 }
@@ -263,6 +295,48 @@ fn a_tensor_address_outside_live_device_memory_fails_at_launch() {
 }
 
 #[test]
+fn a_tensor_on_another_device_than_the_stream_fails_at_launch() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.f32_tensor(&[4], &[1.0; 4]);
+    assert_eq!(o.t.set_device(1), OK);
+    let p1 = o.t.malloc(64, 0).unwrap();
+    assert_eq!(o.t.set_device(0), OK); // every aclrtSetDevice counts a reference
+    let y = o.view(&[4], &[1], 0, ACL_FLOAT, &[4], p1);
+    let (rc, _, e) = relu(&o, x, y);
+    assert_eq!(rc, OK);
+    assert_eq!(
+        o.ops
+            .launch("aclnnRelu", std::ptr::null_mut(), 0, e, o.stream),
+        RUNTIME
+    );
+    let msg = o.t.recent_msg().unwrap_or_default();
+    assert!(msg.contains("device 1"), "{msg}");
+    assert_eq!(o.t.free(p1), OK);
+    assert_eq!(o.t.reset_device(1), OK);
+    assert_eq!(o.t.reset_device(0), OK);
+    o.finish();
+}
+
+#[test]
+fn an_op_and_a_copy_on_another_stream_without_an_event_are_an_unordered_access() {
+    let mut o = OpsTest::new();
+    let ((x, _), (y, yp)) = relu_pair(&mut o);
+    let other = o.t.create_stream().expect("a second stream");
+    let (_, _, e) = relu(&o, x, y);
+    assert_eq!(
+        o.ops
+            .launch("aclnnRelu", std::ptr::null_mut(), 0, e, o.stream),
+        OK
+    );
+    let z = o.buf(&[0u8; 16]);
+    assert_eq!(o.t.memcpy_async(z, 16, yp, 16, common::D2D, other), OK);
+    assert_eq!(o.t.sync_stream(other), OK);
+    assert_eq!(o.t.sync_stream(o.stream), OK);
+    assert_eq!(o.t.destroy_stream(other), OK);
+    o.finish_with_misuse(Misuse::UnorderedAccess, 1);
+}
+
+#[test]
 fn memory_freed_before_the_kernel_runs_is_a_use_after_free_and_the_kernel_is_skipped() {
     let mut o = OpsTest::new();
     let (x, _) = o.f32_tensor(&[4], &[1.0; 4]);
@@ -283,7 +357,8 @@ fn memory_freed_before_the_kernel_runs_is_a_use_after_free_and_the_kernel_is_ski
         "{}",
         o.t.s.misuse_log()
     );
-    o.finish_with_misuse(Misuse::UseAfterFree, 1);
+    // the free races with the queued kernel too (a host write to the block)
+    o.finish_with_misuses(&[(Misuse::UseAfterFree, 1), (Misuse::UnorderedAccess, 1)]);
 }
 
 #[test]
@@ -308,6 +383,18 @@ fn injected_faults_fail_either_phase_and_leak_nothing() {
         o.t.s.live(Resource::AclnnExecutor),
         0,
         "phase 2 consumed the executor"
+    );
+    let faulted =
+        o.t.s
+            .journal()
+            .into_iter()
+            .rfind(|e| e.raw_field("fn") == Some("\"aclnnRelu\""))
+            .expect("the faulted call is journaled");
+    assert_eq!(faulted.raw_field("ret"), Some("361001"));
+    assert!(
+        faulted.line.contains("\"executor\":\"x"),
+        "{}",
+        faulted.line
     );
     assert_eq!(o.t.sync_stream(o.stream), OK);
     assert_eq!(read_f32(&o.t, yp, 4), [9.0; 4], "nothing ran");

@@ -334,12 +334,13 @@ fn nll_inputs(o: &mut OpsTest) -> Nll {
 }
 
 #[test]
-fn nll_loss_weights_and_ignores_and_reduces_as_pytorch() {
+fn nll_loss_weights_ignores_and_reduces_as_pytorch_and_leaves_total_weight_for_none() {
     let mut o = OpsTest::new();
     let n = nll_inputs(&mut o);
-    let (tw, twp) = o.f32_tensor(&[1], &[0.0]);
+    // reduction none leaves totalWeightOut unwritten (aclnn_nll_loss.cpp v8.5.0:338)
+    let (tw, twp) = o.f32_tensor(&[1], &[7.0]);
     for (reduction, dims, want, want_tw) in [
-        (0i64, vec![3i64], vec![1.0f32, 8.0, 0.0], 0.0f32),
+        (0i64, vec![3i64], vec![1.0f32, 8.0, 0.0], 7.0f32),
         (1, vec![], vec![3.0], 3.0),
         (2, vec![1], vec![9.0], 3.0),
     ] {
@@ -549,5 +550,44 @@ fn argmax_takes_the_first_maximum_and_nan_as_maximum() {
     assert_eq!(rc, OK);
     o.run("aclnnArgMax", ws, e);
     assert_eq!(read_i32(&o.t, out0p, 3), [1, 1, 0]);
+    o.finish();
+}
+
+#[test]
+fn f16_mm_accumulates_in_f32_before_rounding_once() {
+    let mut o = OpsTest::new();
+    // 1 + 2^-11 + 2^-11: an f16 accumulator would round each tie back to 1.0,
+    // an f32 one reaches 1 + 2^-10 = 0x3c01
+    let (a, _) = o.raw_tensor(&[1, 3], ACL_FLOAT16, &u16_bytes(&[0x3c00; 3]));
+    let (b, _) = o.raw_tensor(&[3, 1], ACL_FLOAT16, &u16_bytes(&[0x3c00, 0x1000, 0x1000]));
+    let (out, outp) = o.raw_tensor(&[1, 1], ACL_FLOAT16, &u16_bytes(&[0]));
+    let (rc, ws, e) = phase1!(
+        o.ops,
+        "aclnnMmGetWorkspaceSize",
+        (Ptr, Ptr, Ptr, i8),
+        (a, b, out, 0)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnMm", ws, e);
+    assert_eq!(read_u16(&o.t, outp, 1), [0x3c01]);
+    o.finish();
+}
+
+#[test]
+fn integer_reduce_sum_accumulates_exactly_into_int64() {
+    let mut o = OpsTest::new();
+    let big = 1i32 << 30;
+    let (x, _) = o.raw_tensor(&[4], ACL_INT32, &i32_bytes(&[big, big, big, -1]));
+    let all = o.int_array(&[0]);
+    let (out, outp) = o.raw_tensor(&[], ACL_INT64, &i64_bytes(&[0]));
+    let (rc, ws, e) = phase1!(
+        o.ops,
+        "aclnnReduceSumGetWorkspaceSize",
+        (Ptr, Ptr, bool, i32, Ptr),
+        (x, all, false, ACL_INT64, out)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnReduceSum", ws, e);
+    assert_eq!(read_i64(&o.t, outp, 1), [3 * (1i64 << 30) - 1]);
     o.finish();
 }

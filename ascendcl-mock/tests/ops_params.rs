@@ -335,7 +335,11 @@ fn every_op_rejects_null_and_invalid_arguments_with_the_documented_codes() {
                     (p[0], p[1], i[0], p[2])
                 )
             }),
-            bad_ptrs: vec![("output shape", 1, m32), ("out dtype", 2, h23)],
+            bad_ptrs: vec![
+                ("output shape", 1, m32),
+                ("integer out", 2, i23),
+                ("f16 output with f32 gradOutput", 1, h23),
+            ],
             bad_ints: vec![("dim 5", 0, 5)],
         },
         Case {

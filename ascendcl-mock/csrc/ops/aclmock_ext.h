@@ -68,8 +68,11 @@ typedef void (*aclmock_kernel_fn)(void *job, void *const *bufs);
  * stream). `release(job)` is called exactly once: after the kernel ran, when
  * the task is discarded, or before returning an error. If a span was freed
  * or unmapped before the task runs, a USE_AFTER_FREE misuse is counted and
- * the kernel is skipped. */
-int32_t aclmock_compute_enqueue(void *stream, const aclmock_span *spans, uint32_t nspans, aclmock_kernel_fn kernel,
-                                void (*release)(void *job), void *job);
+ * the kernel is skipped. Every span is an access of the happens-before model
+ * (order.h: reads, writes; a workspace counts as written), so an op racing
+ * with unordered work on the same memory is an UNORDERED_ACCESS misuse,
+ * noted in the call's journal entry. */
+int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, const aclmock_span *spans, uint32_t nspans,
+                                aclmock_kernel_fn kernel, void (*release)(void *job), void *job);
 
 #endif /* ACLMOCK_OPS_EXT_H */

@@ -4,7 +4,9 @@
  * of the nnopbase ABI (CANN 8.5.0: hicann/opbase include/nnopbase/aclnn/
  * acl_meta.h, aclnn_base.h) and the mock's layout of the opaque descriptors.
  * Self-contained (C only, no <acl/acl.h>): the runtime's aclDataType and
- * aclFormat are not in our runtime declaration header.
+ * aclFormat are not in our runtime declaration header. Signatures: opbase
+ * v8.5.0 include/nnopbase/aclnn/acl_meta.h:62-128 (descriptors, executor,
+ * set-address calls), aclnn_base.h:47-48 (aclnnInit, aclnnFinalize).
  */
 #ifndef ACLMOCK_OPS_ACLNN_MOCK_H
 #define ACLMOCK_OPS_ACLNN_MOCK_H
@@ -26,21 +28,24 @@
 #define MK_FN(name)                                                                                                 \
     ({                                                                                                              \
         static int id_ = -1;                                                                                        \
-        if (id_ < 0) {                                                                                              \
-            id_ = aclmock_fn_id(#name);                                                                             \
+        int v_ = __atomic_load_n(&id_, __ATOMIC_RELAXED);                                                           \
+        if (v_ < 0) {                                                                                               \
+            v_ = aclmock_fn_id(#name);                                                                              \
+            __atomic_store_n(&id_, v_, __ATOMIC_RELAXED);                                                           \
         }                                                                                                           \
-        id_;                                                                                                        \
+        v_;                                                                                                         \
     })
 
 typedef int32_t aclnnStatus;
 typedef void *aclrtStream;
 
-/* aclnnStatus values (opbase op_errno.h; aclnn-facts.md A.2.2 "aclnnStatus codes") */
+/* aclnnStatus values (opbase v8.5.0 include/nnopbase/opdev/op_errno.h:15-18, :24) */
 #define ACLNN_SUCCESS 0
 #define ACLNN_ERR_PARAM_NULLPTR 161001
 #define ACLNN_ERR_PARAM_INVALID 161002
 #define ACLNN_ERR_RUNTIME_ERROR 361001
 #define ACLNN_ERR_INNER 561000
+#define ACLNN_ERR_INNER_NULLPTR 561103
 
 /* aclDataType values (hicann/runtime acl_base_rt.h; aclnn-facts.md A.2.2) */
 typedef enum aclDataType {
@@ -149,8 +154,7 @@ typedef struct aclOpExecutor {
     const char *op; /* "aclnnAdd" */
     bool repeatable;
     uint64_t ws_size;
-    uint32_t nin, nout;
-    uint32_t in_slot[MK_MAX_SLOTS], out_slot[MK_MAX_SLOTS]; /* IR order -> slot */
+    const aclTensor *src[MK_MAX_SLOTS]; /* the descriptor each slot was built from */
     mk_job job;
 } aclOpExecutor;
 
@@ -165,13 +169,12 @@ aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kernel, uint64_t
 uint32_t aclmocknn_executor_add(aclOpExecutor *e, const aclTensor *t, bool input, bool output);
 /* Frees an executor created by phase 1 that is not handed out (phase-1 failure). */
 void aclmocknn_executor_drop(aclOpExecutor *e);
-/* The common phase 2 of op `op`: checks executor and workspace, queues the
- * kernel, frees a single-use executor. */
-aclnnStatus aclmocknn_executor_launch(aclmock_call *c, const char *op, void *workspace, uint64_t ws_size,
-                                      aclOpExecutor *e, aclrtStream stream);
-/* A phase-2 call that failed before launching (injected fault) still
- * consumes a single-use executor. */
-void aclmocknn_executor_consume(aclOpExecutor *e);
+/* The common phase 2 of op `op`, inside its journaled call: journals the
+ * arguments; with `fault` (an injected failure) only consumes a single-use
+ * executor and returns it; otherwise checks executor and workspace, queues
+ * the kernel and frees a single-use executor. */
+aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault, const char *op, void *workspace,
+                                      uint64_t ws_size, aclOpExecutor *e, aclrtStream stream);
 
 /* ------------------------------------------------ dtype.c (both libraries) */
 size_t mk_dtype_size(int32_t dt); /* 0 if the mock does not support it */

@@ -56,7 +56,13 @@ static void dims_text(char *buf, size_t cap, const int64_t *d, uint64_t n)
     snprintf(buf + k, cap - k, "]");
 }
 
-/* Validates aclCreateTensor's arguments; 0 or the status (message set). */
+/* Validates aclCreateTensor's arguments; 0 or the status (message set).
+ * The real function (opbase v8.5.0 src/nnopbase/common/api/acl_op_api.cpp:28-45)
+ * returns NULL only for null viewDims or storageDims with a nonzero count
+ * (:32-34) and leaves the rest to each op; the mock also refuses what no op
+ * could use (negative dims, strides or offset; a view reaching past its
+ * storage; a null stride; unsupported dtypes and formats; more than 8 dims),
+ * so the mistake is reported where it is made. */
 static aclnnStatus tensor_check(const int64_t *viewDims, uint64_t viewDimsNum, int32_t dataType, const int64_t *stride,
                                 int64_t offset, int32_t format, const int64_t *storageDims, uint64_t storageDimsNum)
 {
@@ -185,9 +191,21 @@ static void tensor_free(aclTensor *t)
     free(t);
 }
 
-/* The common destroy: journal, fault, null and liveness checks. */
-static aclnnStatus destroy_common(aclmock_call *c, const void *p, int kind, const char *what, char prefix)
+/* The common destroy: journals the handle (every descriptor starts with its
+ * id), then the injected fault, null and liveness checks. */
+static aclnnStatus destroy_common(aclmock_call *c, int32_t fault, const void *p, int kind, const char *what,
+                                  const char *key, char prefix)
 {
+    if (p && aclmocknn_is_live(p, kind)) {
+        arg_handle(c, key, prefix, *(const uint64_t *)p);
+    } else {
+        char sym[32];
+        snprintf(sym, sizeof(sym), "?%p", p);
+        aclmock_arg_str(c, key, p ? sym : NULL);
+    }
+    if (fault) {
+        return fault;
+    }
     if (!p) {
         return aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "%s is null", what);
     }
@@ -196,8 +214,6 @@ static aclnnStatus destroy_common(aclmock_call *c, const void *p, int kind, cons
                        p, what);
         return aclmock_fail(ACLNN_ERR_PARAM_INVALID, "%s %p is not a live %s", what, p, what);
     }
-    (void)c;
-    (void)prefix;
     return 0;
 }
 
@@ -205,9 +221,8 @@ OPS_EXPORT aclnnStatus aclDestroyTensor(const aclTensor *tensor)
 {
     aclmock_call c;
     int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyTensor));
-    if (!rc && !(rc = destroy_common(&c, tensor, MK_TENSOR, "tensor", 't'))) {
+    if (!(rc = destroy_common(&c, rc, tensor, MK_TENSOR, "tensor", "tensor", 't'))) {
         aclTensor *t = (aclTensor *)(uintptr_t)tensor;
-        arg_handle(&c, "tensor", 't', t->id);
         if (t->in_list) {
             rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "tensor t%llu belongs to a tensor list, which destroys it",
                               (unsigned long long)t->id);
@@ -258,8 +273,7 @@ OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
 {
     aclmock_call c;
     int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyScalar));
-    if (!rc && !(rc = destroy_common(&c, scalar, MK_SCALAR, "scalar", 'k'))) {
-        arg_handle(&c, "scalar", 'k', scalar->id);
+    if (!(rc = destroy_common(&c, rc, scalar, MK_SCALAR, "scalar", "scalar", 'k'))) {
         nn_reg_del(scalar, MK_SCALAR);
         aclmock_live_add(ACLMOCK_RES_ACLNN_SCALAR, -1);
         free((void *)(uintptr_t)scalar);
@@ -312,8 +326,7 @@ OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
     {                                                                                                               \
         aclmock_call c;                                                                                             \
         int32_t rc = aclmock_call_begin(&c, MK_FN(fname));                                                          \
-        if (!rc && !(rc = destroy_common(&c, array, kind, "array", prefix))) {                                      \
-            arg_handle(&c, "array", prefix, array->id);                                                             \
+        if (!(rc = destroy_common(&c, rc, array, kind, "array", "array", prefix))) {                                \
             nn_reg_del(array, kind);                                                                                \
             aclmock_live_add(ACLMOCK_RES_ACLNN_ARRAY, -1);                                                          \
             free(array->v);                                                                                         \
@@ -386,8 +399,7 @@ OPS_EXPORT aclnnStatus aclDestroyTensorList(const aclTensorList *array)
 {
     aclmock_call c;
     int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyTensorList));
-    if (!rc && !(rc = destroy_common(&c, array, MK_TENSOR_LIST, "tensor list", 'l'))) {
-        arg_handle(&c, "array", 'l', array->id);
+    if (!(rc = destroy_common(&c, rc, array, MK_TENSOR_LIST, "tensor list", "array", 'l'))) {
         for (uint64_t i = 0; i < array->n; i++) {
             tensor_free(array->v[i]);
         }

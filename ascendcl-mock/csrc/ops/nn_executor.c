@@ -3,18 +3,24 @@
  * builds one with aclmocknn_executor_new/_add; phase 2 runs it through
  * aclmocknn_executor_launch, which queues the op's kernel on the stream.
  *
- * Rules:
- * - an executor is single-use unless aclSetAclOpExecutorRepeatable was
- *   called; a repeatable one is not freed by its launches and must be freed
- *   with aclDestroyAclOpExecutor (aclnn-facts.md A.2.2 and A.2.3 step 4,
- *   from the CANN docs of aclSetAclOpExecutorRepeatable);
- * - the phase-2 call consumes a single-use executor whatever its outcome (a
- *   mock rule: the real library frees it inside the launch, and the public
- *   sources do not say what happens to it when the launch fails);
- * - a second launch of a single-use executor reaches freed memory in the
- *   real library (op_executor.cpp has no check the public docs promise);
- *   the mock answers 161002 with a message and counts a DESTROYED_HANDLE
- *   misuse: the sources cannot decide the real code;
+ * Rules (opbase v8.5.0 src/nnopbase/composite_op/aclnn_engine/op_executor.cpp,
+ * CommonOpExecutorRun, is the phase 2 of every op):
+ * - a null executor is 161001 (op_executor.cpp:1386-1389);
+ * - workspaceSize > 0 with a null workspace is 161001, and the executor is
+ *   deleted, repeatable or not (op_executor.cpp:1390-1394, DeleteExecutorForError
+ *   at :1371-1381);
+ * - after running, a single-use executor is deleted whatever the result, a
+ *   repeatable one kept (op_executor.cpp:1416-1420); it becomes repeatable
+ *   only through aclSetAclOpExecutorRepeatable (:186) and is then freed by
+ *   aclDestroyAclOpExecutor (aclnn-facts.md A.2.2);
+ * - a second launch of a single-use executor uses deleted memory in the real
+ *   library: the source cannot decide a code. The mock answers 161002 with a
+ *   message and counts a DESTROYED_HANDLE misuse;
+ * - the real library does not compare workspaceSize with the size phase 1
+ *   returned; the mock rejects a smaller one with 161002 (a device would
+ *   write past the buffer), consuming a single-use executor like a failed run;
+ * - a phase-2 call failed by an injected fault consumes a single-use
+ *   executor too (the mock's rule, like a failed run);
  * - the tensors' addresses are read at launch time from the executor, so
  *   aclSet*TensorAddr re-points a repeatable executor.
  */
@@ -55,18 +61,13 @@ OPS_EXPORT aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kerne
 OPS_EXPORT uint32_t aclmocknn_executor_add(aclOpExecutor *e, const aclTensor *t, bool input, bool output)
 {
     uint32_t s = e->job.nslots++;
+    e->src[s] = t;
     if (t) {
         e->job.slot[s] = t->v;
     } else {
         e->job.slot[s].dtype = ACL_DT_UNDEFINED;
     }
     e->job.slot_write[s] = output;
-    if (input) {
-        e->in_slot[e->nin++] = s;
-    }
-    if (output) {
-        e->out_slot[e->nout++] = s;
-    }
     return s;
 }
 
@@ -100,19 +101,12 @@ static void run_job(void *job, void *const *bufs)
 }
 
 /* Checks the executor and workspace and queues the kernel. */
-static aclnnStatus launch(void *workspace, uint64_t wsSize, aclOpExecutor *e, aclrtStream stream)
+static aclnnStatus launch(aclmock_call *c, void *workspace, uint64_t wsSize, aclOpExecutor *e, aclrtStream stream)
 {
-    if (e->ws_size) {
-        if (!workspace) {
-            return aclmock_fail(ACLNN_ERR_PARAM_INVALID,
-                                "%s needs a workspace of %llu bytes (from its GetWorkspaceSize) but workspace is null",
-                                e->op, (unsigned long long)e->ws_size);
-        }
-        if (wsSize < e->ws_size) {
-            return aclmock_fail(ACLNN_ERR_PARAM_INVALID,
-                                "%s needs a workspace of %llu bytes but workspaceSize is %llu", e->op,
-                                (unsigned long long)e->ws_size, (unsigned long long)wsSize);
-        }
+    if (e->ws_size && (wsSize < e->ws_size || !workspace)) {
+        return aclmock_fail(ACLNN_ERR_PARAM_INVALID,
+                            "%s needs a workspace of %llu bytes (from its GetWorkspaceSize) but got %llu bytes at %p",
+                            e->op, (unsigned long long)e->ws_size, (unsigned long long)wsSize, workspace);
     }
     aclmock_span spans[MK_MAX_SLOTS + 1];
     static const char *const roles[MK_MAX_SLOTS] = {"tensor 0", "tensor 1", "tensor 2", "tensor 3",
@@ -152,16 +146,23 @@ static aclnnStatus launch(void *workspace, uint64_t wsSize, aclOpExecutor *e, ac
         return aclmock_fail(ACLNN_ERR_INNER, "out of host memory");
     }
     memcpy(copy, &e->job, sizeof(*copy));
-    return aclmock_compute_enqueue(stream, spans, n, run_job, free, copy);
+    return aclmock_compute_enqueue(c, stream, spans, n, run_job, free, copy);
 }
 
-OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, const char *op, void *workspace, uint64_t ws_size,
-                                                 aclOpExecutor *e, aclrtStream stream)
+OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault, const char *op, void *workspace,
+                                                 uint64_t ws_size, aclOpExecutor *e, aclrtStream stream)
 {
     aclmock_arg_ptr(c, "workspace", workspace);
     aclmock_arg_u64(c, "workspaceSize", ws_size);
     arg_exec(c, e);
     aclmock_arg_stream(c, "stream", stream);
+    if (fault) {
+        /* consumed like a failed run (see the rules above) */
+        if (e && aclmocknn_is_live(e, MK_EXECUTOR) && !e->repeatable) {
+            executor_free(e);
+        }
+        return fault;
+    }
     if (!e) {
         return aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "executor is null");
     }
@@ -173,25 +174,22 @@ OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, const char *op
                             (void *)e);
     }
     aclnnStatus rc;
+    if (ws_size > 0 && !workspace) {
+        rc = aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "workspace is null but workspaceSize is %llu",
+                          (unsigned long long)ws_size);
+        executor_free(e); /* even a repeatable one (op_executor.cpp:1390-1394) */
+        return rc;
+    }
     if (strcmp(e->op, op) != 0) {
         rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "executor x%llu was built by %sGetWorkspaceSize, not for %s",
                           (unsigned long long)e->id, e->op, op);
     } else {
-        rc = launch(workspace, ws_size, e, stream);
+        rc = launch(c, workspace, ws_size, e, stream);
     }
     if (!e->repeatable) {
         executor_free(e);
     }
     return rc;
-}
-
-/* Phase 2 of every op whose phase-2 call was fault-injected: the executor is
- * consumed all the same (see the rules above). */
-OPS_EXPORT void aclmocknn_executor_consume(aclOpExecutor *e)
-{
-    if (e && aclmocknn_is_live(e, MK_EXECUTOR) && !e->repeatable) {
-        executor_free(e);
-    }
 }
 
 /* Common checks of the executor functions; 0 or the status. */
@@ -230,62 +228,73 @@ OPS_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
     return aclmock_call_end(&c, rc);
 }
 
-enum which { W_INPUT, W_OUTPUT, W_ANY };
-
-static aclnnStatus set_addr(int fn, enum which w, aclOpExecutor *e, size_t index, aclTensor *tensor, void *addr)
+/* aclSet{Input,Output,}TensorAddr (opbase v8.5.0 src/nnopbase/common/api/
+ * acl_op_api.cpp:332-345, :353-364, :424-440): a null tensor is 561103
+ * (ACLNN_ERR_INNER_NULLPTR); the tensor's storage address is set first, then
+ * a null executor is 561103 too; for the executors of these composite ops
+ * the index is unused ([[maybe_unused]]): the executor holds the tensors
+ * themselves, so every use of `tensor` in it follows. The mock's executor
+ * holds copies, so it re-points every slot built from `tensor`. The Acl*
+ * spellings forward to the acl* ones (:347-351, :366-370). */
+static aclnnStatus set_addr(int fn, aclOpExecutor *e, size_t index, aclTensor *tensor, void *addr)
 {
     aclmock_call c;
     int32_t rc = aclmock_call_begin(&c, fn);
     arg_exec(&c, e);
     aclmock_arg_u64(&c, "index", index);
     aclmock_arg_ptr(&c, "addr", addr);
-    if (rc || (rc = exec_arg(e))) {
+    if (rc) {
         return aclmock_call_end(&c, rc);
     }
-    uint32_t limit = w == W_INPUT ? e->nin : w == W_OUTPUT ? e->nout : e->nin + e->nout;
-    if (index >= limit) {
-        rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "index %zu is out of range: %s has %u %s tensor(s)", index, e->op,
-                          limit, w == W_INPUT ? "input" : w == W_OUTPUT ? "output" : "input and output");
+    if (!tensor) {
+        return aclmock_call_end(&c, aclmock_fail(ACLNN_ERR_INNER_NULLPTR, "tensor is null"));
+    }
+    if (!aclmocknn_is_live(tensor, MK_TENSOR)) {
+        return aclmock_call_end(&c, aclmock_fail(ACLNN_ERR_PARAM_INVALID, "tensor %p is not a live aclTensor",
+                                                 (void *)tensor));
+    }
+    tensor->v.addr = addr;
+    if (!e) {
+        return aclmock_call_end(&c, aclmock_fail(ACLNN_ERR_INNER_NULLPTR, "executor is null"));
+    }
+    if ((rc = exec_arg(e))) {
         return aclmock_call_end(&c, rc);
     }
-    uint32_t slot = w == W_INPUT    ? e->in_slot[index]
-                    : w == W_OUTPUT ? e->out_slot[index]
-                    : index < e->nin ? e->in_slot[index]
-                                     : e->out_slot[index - e->nin];
-    e->job.slot[slot].addr = addr;
-    if (tensor && aclmocknn_is_live(tensor, MK_TENSOR)) {
-        tensor->v.addr = addr;
+    for (uint32_t s = 0; s < e->job.nslots; s++) {
+        if (e->src[s] == tensor) {
+            e->job.slot[s].addr = addr;
+        }
     }
-    return aclmock_call_end(&c, rc);
+    return aclmock_call_end(&c, 0);
 }
 
-/* Both spellings exist in acl_meta.h (hicann/opbase v8.5.0
- * include/nnopbase/aclnn/acl_meta.h: AclSet*TensorAddr and aclSet*TensorAddr). */
+/* Both spellings exist in acl_meta.h (opbase v8.5.0 include/nnopbase/aclnn/
+ * acl_meta.h:103-128). */
 OPS_EXPORT aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
 {
-    return set_addr(MK_FN(aclSetInputTensorAddr), W_INPUT, executor, index, tensor, addr);
+    return set_addr(MK_FN(aclSetInputTensorAddr), executor, index, tensor, addr);
 }
 OPS_EXPORT aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
                                               void *addr)
 {
-    return set_addr(MK_FN(aclSetOutputTensorAddr), W_OUTPUT, executor, index, tensor, addr);
+    return set_addr(MK_FN(aclSetOutputTensorAddr), executor, index, tensor, addr);
 }
 OPS_EXPORT aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
 {
-    return set_addr(MK_FN(aclSetTensorAddr), W_ANY, executor, index, tensor, addr);
+    return set_addr(MK_FN(aclSetTensorAddr), executor, index, tensor, addr);
 }
 OPS_EXPORT aclnnStatus AclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
 {
-    return set_addr(MK_FN(AclSetInputTensorAddr), W_INPUT, executor, index, tensor, addr);
+    return set_addr(MK_FN(AclSetInputTensorAddr), executor, index, tensor, addr);
 }
 OPS_EXPORT aclnnStatus AclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
                                               void *addr)
 {
-    return set_addr(MK_FN(AclSetOutputTensorAddr), W_OUTPUT, executor, index, tensor, addr);
+    return set_addr(MK_FN(AclSetOutputTensorAddr), executor, index, tensor, addr);
 }
 OPS_EXPORT aclnnStatus AclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr)
 {
-    return set_addr(MK_FN(AclSetTensorAddr), W_ANY, executor, index, tensor, addr);
+    return set_addr(MK_FN(AclSetTensorAddr), executor, index, tensor, addr);
 }
 
 /* aclnnInit / aclnnFinalize (aclnn_base.h v8.5.0): accepted and harmless;

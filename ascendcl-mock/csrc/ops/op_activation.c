@@ -1,8 +1,12 @@
 /*
  * op_activation.c (libopapi.so): aclnnRelu and aclnnThresholdBackward.
- * Parameter lists: aclnn-facts.md B.1.2 (Relu: `out` is declared const;
- * ThresholdBackward: out = gradOutput where self > threshold, else 0), from
- * ops-nn v8.5.0 activation op_api headers.
+ * Parameter lists (ops-nn v8.5.0): activation/relu/op_api/aclnn_relu.h:49
+ * (`out` declared const); activation/threshold_grad_v2_d/op_host/op_api/
+ * aclnn_threshold_backward.h:52-54 (out = gradOutput where self > threshold,
+ * else 0: aclnn-facts.md B.1.2). The real ThresholdBackward checks only
+ * gradOutput and self for null (aclnn_threshold_backward.cpp:51-55); the mock
+ * also answers 161001 for a null threshold or out, which the real op would
+ * dereference.
  */
 #include "op_internal.h"
 
@@ -44,6 +48,7 @@ OPS_EXPORT aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self, const ac
     ph1_begin(&p, MK_FN(aclnnReluGetWorkspaceSize), "aclnnRelu");
     ph1_arg_tensor(&p, "self", self);
     ph1_arg_tensor(&p, "out", out);
+    /* out has self's dtype and shape (aclnn_relu.cpp:64, :71) */
     if (need_tensor(&p, self, "self") && need_tensor(&p, out, "out") && check_dtype(&p, self, "self", DT_RELU) &&
         check_same_dtype(&p, self, "self", out, "out") && check_shape(&p, out, "out", self->v.dims, self->v.ndim) &&
         make_exec(&p, k_relu, 0)) {
@@ -93,7 +98,9 @@ OPS_EXPORT aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *g
     if (need_tensor(&p, gradOutput, "gradOutput") && need_tensor(&p, self, "self") &&
         need_scalar(&p, threshold, "threshold") && need_tensor(&p, out, "out") &&
         check_dtype(&p, gradOutput, "gradOutput", DT_RELU) && check_dtype(&p, self, "self", DT_RELU) &&
-        check_same_dtype(&p, gradOutput, "gradOutput", out, "out")) {
+        /* gradOutput and out have self's dtype (aclnn_threshold_backward.cpp:76-77) */
+        check_same_dtype(&p, gradOutput, "gradOutput", self, "self") &&
+        check_same_dtype(&p, out, "out", self, "self")) {
         if (!bcast(&gradOutput->v, &self->v, dims, &nd)) {
             invalid(&p, "gradOutput and self do not broadcast");
         } else if (check_shape(&p, out, "out (the broadcast result)", dims, nd) &&

@@ -1,9 +1,12 @@
 /*
  * op_binary.c (libopapi.so): element-wise arithmetic with numpy
  * broadcasting: aclnnAdd, aclnnAdds, aclnnInplaceAdd, aclnnSub, aclnnMul,
- * aclnnMuls, aclnnInplaceMuls. Phase-1 parameter lists: aclnn-facts.md A.2.4
- * (Add, Adds, InplaceAdd, Mul) and B.1.2 (Muls, InplaceMuls, Sub), from
- * ops-math v8.5.0 op_api headers. Floating results are computed in f32 and
+ * aclnnMuls, aclnnInplaceMuls. Phase-1 parameter lists (ops-math v8.5.0):
+ * math/add/op_api/aclnn_add.h:43-44 (Add), :66-67 (Adds), :90-91
+ * (InplaceAdd); math/mul/op_api/aclnn_mul.h:35 (Muls), :56 (Mul), :71
+ * (InplaceMuls, non-const selfRef); math/sub/op_api/aclnn_sub.h:42 (Sub).
+ * Add checks self, other, alpha and out for null (aclnn_add.cpp:78-81, 161001
+ * at :269); out must have the broadcast shape (aclnn_add.h doc of `out`). Floating results are computed in f32 and
  * stored rounding to nearest even; integer results in int64.
  */
 #include "op_internal.h"
@@ -228,7 +231,7 @@ OPS_EXPORT aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self, const ac
 }
 OP_PHASE2(Muls)
 
-OPS_EXPORT aclnnStatus aclnnInplaceMulsGetWorkspaceSize(const aclTensor *selfRef, const aclScalar *other,
+OPS_EXPORT aclnnStatus aclnnInplaceMulsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,
                                                         uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     ph1 p;

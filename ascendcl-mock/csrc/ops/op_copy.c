@@ -1,7 +1,11 @@
 /*
  * op_copy.c (libopapi.so): aclnnCast, aclnnInplaceCopy (broadcast and dtype
  * conversion: aclnn-facts.md B.1.2), aclnnInplaceZero, aclnnInplaceFillScalar.
- * Parameter lists: aclnn-facts.md B.1.2 (ops-math v8.5.0 op_api headers).
+ * Parameter lists (ops-math v8.5.0): math/cast/op_host/op_api/aclnn_cast.h:38-39,
+ * conversion/view_copy/op_host/op_api/aclnn_copy.h:35-36,
+ * math/zero_op/op_api/aclnn_zero.h:48, conversion/fill/op_api/
+ * aclnn_fill_scalar.h:36-37 (selfRef and value checked for null:
+ * aclnn_fill_scalar.cpp:41-42, :104).
  * Conversions: integer to integer exactly (wrapping like a C cast),
  * floating to integer truncating, anything to f16/bf16 through f32 rounding
  * to nearest even.
@@ -71,6 +75,7 @@ OPS_EXPORT aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const ac
         if (out->v.dtype != (int32_t)dtype) {
             invalid(&p, "out has dtype %s but dtype is %s", mk_dtype_name(out->v.dtype), mk_dtype_name(dtype));
         }
+        /* out has self's shape (aclnn_cast.cpp:113) */
         if (check_shape(&p, out, "out", self->v.dims, self->v.ndim) && make_exec(&p, k_copy, 0)) {
             p.e->job.ip[IP_SRC] = add_in(&p, self);
             p.e->job.ip[IP_DST] = add_out(&p, out);
@@ -89,6 +94,7 @@ OPS_EXPORT aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *selfRef, cons
     ph1_arg_tensor(&p, "src", src);
     if (need_tensor(&p, selfRef, "selfRef") && need_tensor(&p, src, "src") &&
         check_dtype(&p, selfRef, "selfRef", DT_ALL) && check_dtype(&p, src, "src", DT_ALL) &&
+        /* src broadcasts to exactly selfRef's shape (aclnn_copy.cpp:62-68) */
         check_bcast_to(&p, src, "src", selfRef->v.dims, selfRef->v.ndim) && make_exec(&p, k_copy, 0)) {
         p.e->job.ip[IP_SRC] = add_in(&p, src);
         p.e->job.ip[IP_DST] = add_out(&p, selfRef);

@@ -61,12 +61,8 @@ extern const int32_t DT_INDEX[];    /* int32, int64 */
                                        aclrtStream stream)                                                          \
     {                                                                                                               \
         aclmock_call c;                                                                                             \
-        int32_t rc = aclmock_call_begin(&c, MK_FN(aclnn##Name));                                                    \
-        if (rc) {                                                                                                   \
-            aclmocknn_executor_consume(executor);                                                                   \
-            return aclmock_call_end(&c, rc);                                                                        \
-        }                                                                                                           \
-        return aclmock_call_end(&c, aclmocknn_executor_launch(&c, "aclnn" #Name, workspace, workspaceSize,          \
+        int32_t fault = aclmock_call_begin(&c, MK_FN(aclnn##Name));                                                 \
+        return aclmock_call_end(&c, aclmocknn_executor_launch(&c, fault, "aclnn" #Name, workspace, workspaceSize,   \
                                                               executor, stream));                                   \
     }
 

@@ -1,10 +1,20 @@
 /*
  * op_loss.c (libopapi.so): aclnnNLLLoss and aclnnNLLLossBackward.
- * Parameter lists, dtypes and shapes: aclnn-facts.md B.1.2 (ops-nn v8.5.0
- * loss op_api headers): self (N,C) or (C); target (N) or () of int64, int32
+ * Parameter lists (ops-nn v8.5.0): loss/nll_loss/op_api/aclnn_nll_loss.h:42-44
+ * and loss/nll_loss_grad/op_api/aclnn_nll_loss_backward.h:45-48; every
+ * tensor, weight included, is checked for null (aclnn_nll_loss.cpp:58-62 and
+ * :187; aclnn_nll_loss_backward.cpp:54-59 and :173). Dtypes and shapes:
+ * aclnn-facts.md B.1.2: self (N,C) or (C); target (N) or () of int64, int32
  * or uint8; weight (C) of self's dtype (torch_npu always passes one, B.1.1);
- * reduction 0 none, 1 mean, 2 sum; out (N) for none, else (1,) or 0-dim
- * (D, "NLLLoss reduced outputs": accept both); totalWeightOut (1,) or 0-dim.
+ * reduction 0 none, 1 mean, 2 sum; out (N) for none with a 2-D self, else
+ * at most 1-D with one element (aclnn_nll_loss.cpp:152-163); totalWeightOut
+ * (and the backward's totalWeight) any shape of one element (:169;
+ * backward :141). weight (and in the backward gradOutput and totalWeight)
+ * must have self's dtype (aclnn_nll_loss.cpp:88; backward :95-97); out and
+ * totalWeightOut only need to receive self's dtype (:89-90; backward :98):
+ * the mock takes any floating dtype. totalWeightOut is written only for
+ * reduction mean or sum (aclnn_nll_loss.cpp:338): with none it is left
+ * untouched.
  * mean = sum(w[t]·loss) / sum(w[t]) over the non-ignored targets, PyTorch's
  * rule (aclnn-facts.md "Mock notes"). A target outside [0, C) that is not
  * ignoreIndex gives nan (the device's result is undefined).
@@ -56,9 +66,8 @@ static void k_nll_loss(const mk_job *j, void *const *bufs)
     if (red != RED_NONE && ob) {
         mk_std(ob, o->dtype, 0, red == RED_MEAN ? sum / wsum : sum);
     }
-    if (twb) {
-        /* PyTorch leaves total_weight 0 for reduction none */
-        mk_std(twb, tw->dtype, 0, red == RED_NONE ? 0.0 : wsum);
+    if (twb && red != RED_NONE) {
+        mk_std(twb, tw->dtype, 0, wsum);
     }
 }
 
@@ -121,14 +130,25 @@ static bool check_nll(ph1 *p, const aclTensor *self, const aclTensor *target, co
     return true;
 }
 
-/* A reduced value: shape (1,) or 0-dim. */
+/* A reduced value: at most 1-D with one element. */
 static bool check_one(ph1 *p, const aclTensor *t, const char *name)
 {
-    if (!p->rc && !(t->v.ndim == 0 || (t->v.ndim == 1 && t->v.dims[0] == 1))) {
-        return invalid(p, "%s must have shape (1,) or be 0-dimensional", name);
+    if (!p->rc && !(t->v.ndim <= 1 && numel(&t->v) == 1)) {
+        return invalid(p, "%s must be a single element of at most one dimension", name);
     }
     return !p->rc;
 }
+
+/* A total weight: one element, any shape. */
+static bool check_single(ph1 *p, const aclTensor *t, const char *name)
+{
+    if (!p->rc && numel(&t->v) != 1) {
+        return invalid(p, "%s must hold a single element", name);
+    }
+    return !p->rc;
+}
+
+static const int32_t DT_LOSS_OUT[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, -1};
 
 OPS_EXPORT aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *self, const aclTensor *target,
                                                     const aclTensor *weight, int64_t reduction, int64_t ignoreIndex,
@@ -147,9 +167,9 @@ OPS_EXPORT aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *self, const
     int64_t N = 0, C = 0;
     if (need_tensor(&p, self, "self") && need_tensor(&p, target, "target") && need_tensor(&p, weight, "weight") &&
         need_tensor(&p, out, "out") && need_tensor(&p, totalWeightOut, "totalWeightOut") &&
-        check_nll(&p, self, target, weight, reduction, &N, &C) && check_same_dtype(&p, self, "self", out, "out") &&
-        check_same_dtype(&p, self, "self", totalWeightOut, "totalWeightOut") &&
-        check_one(&p, totalWeightOut, "totalWeightOut")) {
+        check_nll(&p, self, target, weight, reduction, &N, &C) && check_dtype(&p, out, "out", DT_LOSS_OUT) &&
+        check_dtype(&p, totalWeightOut, "totalWeightOut", DT_LOSS_OUT) &&
+        check_single(&p, totalWeightOut, "totalWeightOut")) {
         if (reduction == RED_NONE) {
             if (self->v.ndim == 2) {
                 check_shape(&p, out, "out", (int64_t[]){N}, 1);
@@ -196,8 +216,8 @@ OPS_EXPORT aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTensor *gra
         need_tensor(&p, totalWeight, "totalWeight") && need_tensor(&p, out, "out") &&
         check_nll(&p, self, target, weight, reduction, &N, &C) &&
         check_same_dtype(&p, self, "self", gradOutput, "gradOutput") &&
-        check_same_dtype(&p, self, "self", totalWeight, "totalWeight") &&
-        check_same_dtype(&p, self, "self", out, "out") && check_one(&p, totalWeight, "totalWeight") &&
+        check_same_dtype(&p, self, "self", totalWeight, "totalWeight") && check_dtype(&p, out, "out", DT_LOSS_OUT) &&
+        check_single(&p, totalWeight, "totalWeight") &&
         check_shape(&p, out, "out (self's shape)", self->v.dims, self->v.ndim)) {
         if (reduction == RED_NONE && self->v.ndim == 2) {
             check_shape(&p, gradOutput, "gradOutput", (int64_t[]){N}, 1);

@@ -1,8 +1,9 @@
 /*
  * op_matmul.c (libopapi.so): aclnnMm, aclnnAddmm, aclnnMatmul.
- * Phase-1 parameter lists: aclnn-facts.md B.1.2 (Mm, Addmm) and A.2.4
- * (Matmul), from ops-nn v8.5.0 matmul op_api headers (aclnn_mm.h,
- * aclnn_addmm.h, aclnn_matmul.h). Kernels accumulate in f32 in a plain
+ * Phase-1 parameter lists (ops-nn v8.5.0 matmul/mat_mul_v3/op_host/op_api/):
+ * aclnn_mm.h:25-27, aclnn_addmm.h:24-26, aclnn_matmul.h:25-27; Addmm's
+ * null checks cover self, mat1, mat2, beta, alpha, out (aclnn_addmm.cpp:58-63,
+ * 161001 at :157). Kernels accumulate in f32 in a plain
  * k-loop, whatever the storage dtype, and store rounding to nearest even.
  */
 #include "op_internal.h"

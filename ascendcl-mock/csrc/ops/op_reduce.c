@@ -1,9 +1,11 @@
 /*
  * op_reduce.c (libopapi.so): aclnnReduceSum and aclnnArgMax.
- * Parameter lists: aclnn-facts.md B.1.2 (ops-math v8.5.0 op_api headers):
- * ReduceSum(self, dims, keepDims, dtype, out) with `dtype` the out dtype as
- * a plain enum value; ArgMax(self, dim, keepdim, out) with out int32 or
- * int64. Empty `dims` reduces every dimension (PyTorch's sum(dim=[])).
+ * Parameter lists (ops-math v8.5.0): math/reduce_sum_op/op_host/op_api/
+ * aclnn_reduce_sum.h:22-23, ReduceSum(self, dims, keepDims, dtype, out) with
+ * self, dims and out checked for null (aclnn_reduce_sum.cpp:55-57, :126) and
+ * `dtype` required to equal out's dtype (:78, 161002 at :129);
+ * math/arg_max_v2/op_api/aclnn_argmax.h:47-48, ArgMax(self, dim, keepdim,
+ * out) with out int32 or int64 (aclnn-facts.md B.1.2). Empty `dims` reduces every dimension (PyTorch's sum(dim=[])).
  * Floating sums accumulate in double, integer sums in int64. ArgMax returns
  * the first index of the maximum, nan counting as the maximum (PyTorch).
  */
@@ -158,6 +160,9 @@ OPS_EXPORT aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_
     uint32_t d = 0;
     if (need_tensor(&p, self, "self") && need_tensor(&p, out, "out") && check_dtype(&p, self, "self", DT_NUMERIC) &&
         check_dtype(&p, out, "out", DT_INDEX)) {
+        /* dim in [-n, n-1], [-1, 0] for a 0-dim self (aclnn_argmax.cpp:86-98); the
+         * real op does not check out's shape in phase 1 (its ViewCopy would
+         * fail later), the mock does */
         if (!norm_dim(dim, self->v.ndim, &d)) {
             invalid(&p, "dim %lld is out of range for a %u-dimensional self", (long long)dim, self->v.ndim);
         } else if (self->v.ndim && self->v.dims[d] == 0) {

@@ -1,8 +1,9 @@
 /*
  * op_softmax.c (libopapi.so): aclnnLogSoftmax and aclnnLogSoftmaxBackward
- * along one dim. Parameter lists: aclnn-facts.md B.1.2 (ops-nn v8.5.0
- * activation/logsoftmax_v2 op_api aclnn_logsoftmax.h; the backward's
- * `output` is the forward's log-probabilities). Each row is reduced in
+ * along one dim. Parameter lists (ops-nn v8.5.0): activation/logsoftmax_v2/
+ * op_host/op_api/aclnn_logsoftmax.h:34-35 and activation/logsoftmax_grad/
+ * op_host/op_api/aclnn_logsoftmax_backward.h:25-27 (the backward's `output`
+ * is the forward's log-probabilities: aclnn-facts.md B.1.2). Each row is reduced in
  * double and the result stored in the out dtype.
  */
 #include "op_internal.h"
@@ -92,6 +93,7 @@ OPS_EXPORT aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, in
     ph1_arg_i64(&p, "dim", dim);
     ph1_arg_tensor(&p, "out", out);
     uint32_t d = 0;
+    /* self and out in the supported list, shapes equal (aclnn_logsoftmax.cpp:55-57, :92) */
     if (need_tensor(&p, self, "self") && need_tensor(&p, out, "out") && check_dtype(&p, self, "self", DT_SOFTMAX) &&
         check_dtype(&p, out, "out", DT_SOFTMAX) && check_shape(&p, out, "out", self->v.dims, self->v.ndim) &&
         check_dim(&p, dim, self, &d) && make_exec(&p, k_log_softmax, 0)) {
@@ -116,8 +118,8 @@ OPS_EXPORT aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor *
     uint32_t d = 0;
     if (need_tensor(&p, gradOutput, "gradOutput") && need_tensor(&p, output, "output") &&
         need_tensor(&p, out, "out") && check_dtype(&p, gradOutput, "gradOutput", DT_FLOATS) &&
-        check_same_dtype(&p, gradOutput, "gradOutput", output, "output") &&
-        check_same_dtype(&p, gradOutput, "gradOutput", out, "out") &&
+        /* gradOutput and output share a dtype; shapes equal (aclnn_logsoftmax_backward.cpp:58, :82-83) */
+        check_same_dtype(&p, gradOutput, "gradOutput", output, "output") && check_dtype(&p, out, "out", DT_FLOATS) &&
         check_shape(&p, output, "output", gradOutput->v.dims, gradOutput->v.ndim) &&
         check_shape(&p, out, "out", gradOutput->v.dims, gradOutput->v.ndim) && check_dim(&p, dim, gradOutput, &d) &&
         make_exec(&p, k_log_softmax_backward, 0)) {

@@ -382,8 +382,16 @@ impl OpsTest {
     /// Like `finish`, but exactly `n` misuses of `kind` (and no other) must
     /// have been counted.
     pub fn finish_with_misuse(self, kind: ascendcl_mock::Misuse, n: u64) {
+        self.finish_with_misuses(&[(kind, n)]);
+    }
+
+    /// Like `finish`, but exactly these misuse counts (and no other kind).
+    pub fn finish_with_misuses(self, want: &[(ascendcl_mock::Misuse, u64)]) {
         let t = self.release();
-        t.assert_misuse(kind, n);
+        for kind in ascendcl_mock::Misuse::ALL {
+            let n = want.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n);
+            assert_eq!(t.s.misuse(kind), n, "misuse {kind:?}: {}", t.s.misuse_log());
+        }
         for kind in ascendcl_mock::Resource::ALL {
             let want = u64::from(kind == ascendcl_mock::Resource::DeviceRef);
             assert_eq!(t.s.live(kind), want, "live count of {kind:?}");
