@@ -48,6 +48,7 @@ static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a
 static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 
 #include "acl_functions.h"
+#include "json_quote.h"
 
 enum mock_fn {
 #define MOCK_FN_ENUM(n) FN_##n,
@@ -378,11 +379,10 @@ typedef struct mock_call {
     uint64_t t0;
     uint64_t fail_seq0; /* tls()->fail_seq at call_begin */
     int64_t rp_rec;     /* trace record this call replays (strict), -1 none */
-    size_t an, on;
     bool faulted;
     aclError fault_code;
-    char args[768];
-    char out[384];
+    jbuf args; /* JSON members, without the braces; never truncated */
+    jbuf out;
 } mock_call;
 
 void call_begin(mock_call *c, int fn); /* takes the lock */
@@ -403,9 +403,6 @@ void jo_ptr(mock_call *c, const char *key, const void *p);
 void jo_obj(mock_call *c, const char *key, const void *h, int kind);
 void jo_f64(mock_call *c, const char *key, double v);
 void journal_reset_locked(void);
-/* Writes s as a JSON string (quoted, escaped) into out; truncates at cap and
- * always leaves valid JSON. Returns the length written. */
-#include "json_quote.h"
 
 /* -------------------------------------------------------------- replay */
 /* Replay of a recorded trace (replay.c). The hooks are no-ops when no trace

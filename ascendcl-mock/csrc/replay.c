@@ -158,8 +158,10 @@ static void diverge(const mock_call *c, const rp_rec *r, int64_t thread, size_t 
                     const int *live_ret)
 {
     R.state = RP_DIVERGED;
-    char live_args[sizeof(c->args) + 2];
-    snprintf(live_args, sizeof(live_args), "{%s}", c->args);
+    jbuf la;
+    jb_init(&la);
+    jb_printf(&la, "{%s}", jb_str(&c->args));
+    const char *live_args = jb_str(&la);
     const char *live_msg = live_ret && *live_ret && tls()->fail_seq != c->fail_seq0 ? tls()->last_fail : NULL;
     char qreason[600];
     json_quote(reason, qreason, sizeof(qreason));
@@ -194,6 +196,7 @@ static void diverge(const mock_call *c, const rp_rec *r, int64_t thread, size_t 
     if (R.from_env) {
         fprintf(stderr, "aclmock: %s\n", R.text.s);
     }
+    jb_free(&la);
 }
 
 /* ----------------------------------------------------------------- hooks */
@@ -224,7 +227,7 @@ bool replay_begin_locked(mock_call *c, aclError *code)
                      mock_fn_names[c->fn]);
         } else {
             rp_obj live;
-            if (!live_object(c->args, &live)) {
+            if (!live_object(jb_str(&c->args), &live)) {
                 snprintf(reason, sizeof(reason), "the live arguments could not be read");
             } else {
                 const char *key = first_difference(&r->args, &live);
@@ -279,7 +282,7 @@ void replay_end_locked(mock_call *c, aclError *rc)
         return;
     }
     rp_obj live;
-    if (!live_object(c->out, &live)) {
+    if (!live_object(jb_str(&c->out), &live)) {
         return;
     }
     for (size_t i = 0; i < r->out.n; i++) {

@@ -303,10 +303,13 @@ const rp_rec *replay_fact_for(const mock_call *c)
     if (!R.nfacts) {
         return NULL;
     }
-    char buf[sizeof(c->args) + 2];
-    int n = snprintf(buf, sizeof(buf), "{%s}", c->args);
+    jbuf buf;
+    jb_init(&buf);
+    jb_printf(&buf, "{%s}", jb_str(&c->args));
     rp_obj live;
-    if (n < 0 || !rj_object(buf, (size_t)n, &live)) {
+    bool ok = rj_object(jb_str(&buf), buf.len, &live);
+    jb_free(&buf);
+    if (!ok) {
         return NULL;
     }
     const rp_rec *found = NULL;
