@@ -42,6 +42,7 @@
 #define MOCK_PAGE 4096ULL
 #define MOCK_DEFAULT_HBM (62423ULL * MOCK_MIB)
 #define MOCK_STREAMS_PER_DEVICE 1984
+#define MOCK_MAX_DELAY_US 1000000ULL /* ASCENDCL_MOCK_STREAM_DELAY_US: at most 1 s per operation */
 #define MOCK_EVENTS_PER_DEVICE 65536
 
 static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -285,7 +286,7 @@ typedef struct mock_global {
     uint32_t device_count;
     uint64_t hbm_bytes;
     char soc_name[64];
-    uint64_t delay_us;
+    uint64_t delay_us; /* at most MOCK_MAX_DELAY_US when from the environment */
     bool abort_on_misuse;
     size_t journal_cap;
 
