@@ -41,7 +41,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 pub use control::{Fault, LiveCounts, Misuse, Mock, Resource};
 pub use journal::JournalEntry;
 pub use record::Recorder;
-pub use replay::{Call, Divergence, REPLAY_DIVERGED, ReplayMode, ReplayState, ReplayStatus};
+pub use replay::{
+    Call, Divergence, REPLAY_DIVERGED, REPLAY_FAILED_EXIT, ReplayMode, ReplayState, ReplayStatus,
+};
 
 /// Path of the mock `libascendcl.so` built by this crate.
 pub const LIBRARY_PATH: &str = env!("ASCENDCL_MOCK_LIBRARY_PATH");
