@@ -48,8 +48,8 @@ void call_begin(mock_call *c, int fn)
     c->fault_code = ACL_SUCCESS;
     c->fail_seq0 = t->fail_seq;
     c->rp_rec = -1;
-    c->rp_poll = -1;
     c->rp_check = false;
+    c->rp_live = false;
     c->msg_len0 = t->msg_len;
     G.calls[fn]++;
     thread_small_id(); /* threads are numbered in order of their first call */
@@ -230,7 +230,7 @@ aclError call_end(mock_call *c, aclError rc)
 {
     uint64_t t1 = now_ns();
     mock_tls *t = tls();
-    if (c->rp_rec >= 0 || c->rp_poll >= 0) {
+    if (c->rp_rec >= 0) {
         replay_end_locked(c, &rc);
     }
     uint64_t tid = thread_small_id();

@@ -380,8 +380,8 @@ typedef struct mock_call {
     uint64_t t0;
     uint64_t fail_seq0; /* tls()->fail_seq at call_begin */
     int64_t rp_rec;     /* trace record this call replays (strict), -1 none */
-    int64_t rp_poll;    /* recorded poll this unrecorded call repeats, -1 none */
     bool rp_check;      /* a recorded failure run in the mock: compare, do not substitute */
+    bool rp_live;       /* a recorded poll: the mock's result stands */
     size_t msg_len0;    /* tls()->msg_len at call_begin */
     bool faulted;
     aclError fault_code;

@@ -12,9 +12,10 @@
  * fails every call the same way (error queries excepted).
  *
  * Order between threads: a call waits until every call that started before
- * it in the recording (on any thread) has started in the replay, so a report
- * thread's first aclrtProcessReport cannot overtake the aclrtSubscribeReport
- * of another thread it depends on. The wait is bounded
+ * it in the recording (on any thread; polls excepted, see below) has started
+ * in the replay, so a report thread's first aclrtProcessReport cannot
+ * overtake the aclrtSubscribeReport of another thread it depends on. The
+ * wait is bounded
  * (ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS); running out of it is a divergence.
  *
  * Results: a recorded failure is returned as recorded (code and message)
@@ -24,11 +25,18 @@
  * runs the call in the mock, so its state stays consistent, then takes its
  * data out-values from the record.
  *
- * Polls: a wait with a timeout (replay_poll_timeout) is polled a number of
- * times that depends on timing. Recorded timeouts the program does not
- * repeat are skipped; extra polls past them run in the mock unrecorded (and
- * must time out there too); a recorded success that times out in the mock
- * stays the next call, the program sees the timeout and polls again.
+ * Polls: how often a wait with a timeout (replay_poll_timeout: report
+ * processing, synchronisation with a timeout) times out, and how many
+ * callbacks one aclrtProcessReport runs, depend on timing, on the card as in
+ * the mock. Recorded timeouts, and every aclrtProcessReport, are polls:
+ * those the program does not repeat are skipped (also at the end of a
+ * thread), extra ones after a recorded poll run in the mock unrecorded, and
+ * a poll inside a running loop waits for its turn at most its own timeout
+ * before it runs as an extra one (so a report thread keeps serving the
+ * callbacks another thread waits for). aclrtProcessReport always runs in the
+ * mock, which decides its result; what it is for - every callback run - the
+ * mock enforces. A recorded success of a synchronisation with a timeout
+ * must succeed in the mock.
  *
  * Error queries (aclGetRecentErrMsg, aclrtGetLastError,
  * aclrtPeekAtLastError) the trace does not have at that point are served by
@@ -82,19 +90,29 @@ static void mark_begun(size_t rec)
     mock_broadcast();
 }
 
+enum turn { TURN_OK, TURN_LATE, TURN_EXTRA, TURN_STOPPED };
+
 /* Waits until every call that started before record `rec` in the recording
- * has started here. False (reason set) if that does not happen in time or
+ * has started here. TURN_LATE (reason set) if that does not happen within
+ * the order timeout; TURN_EXTRA if `patience_ms` (a poll in a running loop)
+ * ran out first: the call is then served as an extra poll; TURN_STOPPED if
  * the replay stopped meanwhile. */
-static bool wait_turn(size_t rec, char *reason, size_t cap)
+static enum turn wait_turn(size_t rec, uint64_t patience_ms, char *reason, size_t cap)
 {
     uint64_t gen = R.gen;
     size_t rank = R.recs[rec].rank;
     if (!R.order_timeout_ms) {
         R.order_timeout_ms = RP_ORDER_TIMEOUT_MS;
     }
-    uint64_t deadline = now_ns() + R.order_timeout_ms * 1000000ULL;
+    uint64_t now = now_ns();
+    uint64_t deadline = now + R.order_timeout_ms * 1000000ULL;
+    uint64_t patience = patience_ms ? now + patience_ms * 1000000ULL : deadline;
     while (R.gen == gen && R.state == RP_REPLAYING && R.low < rank) {
-        if (!mock_wait_until(deadline) && R.gen == gen && R.state == RP_REPLAYING && R.low < rank) {
+        if (!mock_wait_until(patience < deadline ? patience : deadline) && R.gen == gen &&
+            R.state == RP_REPLAYING && R.low < rank) {
+            if (patience < deadline) {
+                return TURN_EXTRA;
+            }
             const rp_rec *w = NULL;
             for (size_t i = 0; i < R.nrecs && !w; i++) {
                 if (R.recs[i].rank == R.low) {
@@ -106,10 +124,27 @@ static bool wait_turn(size_t rec, char *reason, size_t cap)
                      "in the recording but has not started here",
                      (unsigned long long)R.order_timeout_ms, (unsigned long long)(w ? w->seq : 0),
                      w ? w->fn_name : "?", (unsigned long long)(w ? w->thread : 0));
-            return false;
+            return TURN_LATE;
         }
     }
-    return R.gen == gen && R.state == RP_REPLAYING;
+    return R.gen == gen && R.state == RP_REPLAYING ? TURN_OK : TURN_STOPPED;
+}
+
+/* How long a poll waits for its turn before it runs as an extra poll: only
+ * inside a running loop (the thread's previous record polled the same
+ * function), at most the poll's own timeout (100 ms for "forever"). The
+ * first poll of a loop waits its full turn: it may depend on a subscription
+ * another thread makes. */
+static uint64_t poll_patience(const rp_thread *th, size_t at)
+{
+    const rp_rec *r = &R.recs[th->recs[at]];
+    if (!r->poll || !at || !R.recs[th->recs[at - 1]].poll || R.recs[th->recs[at - 1]].fn != r->fn) {
+        return 0;
+    }
+    int64_t ms = 0;
+    rj_i64(rj_get(&r->args, "timeout"), &ms);
+    uint64_t p = ms > 0 ? (uint64_t)ms : 100;
+    return p < R.order_timeout_ms ? p : R.order_timeout_ms;
 }
 
 /* ------------------------------------------------------------- matching */
@@ -198,13 +233,8 @@ bool replay_begin_locked(mock_call *c, aclError *code)
     rp_thread *th = t->rp_thread >= 0 ? &R.threads[t->rp_thread] : NULL;
     char reason[700] = "";
     size_t skip = 0, at = th ? next_match(th, c, &skip) : SIZE_MAX;
-    if (th && at == SIZE_MAX) {
-        const rp_rec *p = repeated_poll(th, c);
-        if (p || error_query(c->fn)) {
-            /* an extra poll, or a query of the error a recorded failure set */
-            c->rp_poll = p ? (int64_t)(p - R.recs) : -1;
-            return false;
-        }
+    if (th && at == SIZE_MAX && (repeated_poll(th, c) || error_query(c->fn))) {
+        return false; /* an extra poll, or a query of the error a recorded failure set */
     }
     const rp_rec *r = NULL;
     if (!th) {
@@ -226,8 +256,9 @@ bool replay_begin_locked(mock_call *c, aclError *code)
         }
         th->next = at;
         r = &R.recs[th->recs[at]];
-        if (!wait_turn(th->recs[at], reason, sizeof(reason)) && !reason[0]) {
-            return false; /* the replay stopped (diverged elsewhere, or reloaded) */
+        enum turn turn = wait_turn(th->recs[at], poll_patience(th, at), reason, sizeof(reason));
+        if (turn == TURN_EXTRA || turn == TURN_STOPPED) {
+            return false; /* an extra poll; or the replay stopped (diverged elsewhere, reloaded) */
         }
         if (!reason[0]) {
             rp_obj live;
@@ -248,6 +279,10 @@ bool replay_begin_locked(mock_call *c, aclError *code)
     th->next++;
     R.matched++;
     mark_begun(rec);
+    if (r->live) {
+        c->rp_live = true; /* the mock decides: timing */
+        return false;
+    }
     if (r->ret != ACL_SUCCESS && !returns_value(c->fn) && !failure_with_effect(r)) {
         if (r->msg) {
             fail_verbatim(r->ret, r->msg);
@@ -259,28 +294,6 @@ bool replay_begin_locked(mock_call *c, aclError *code)
     }
     c->rp_check = r->ret != ACL_SUCCESS;
     return false;
-}
-
-/* A recorded success of a poll timed out in the mock: the record stays next
- * (the program polls again), for at most the order timeout. */
-static bool retry_poll(mock_call *c, const rp_rec *r, aclError rc)
-{
-    int64_t ti = tls()->rp_thread;
-    if (ti < 0 || r->ret != ACL_SUCCESS || rc != replay_poll_timeout(c->fn) || !rc) {
-        return false;
-    }
-    rp_thread *th = &R.threads[ti];
-    uint64_t now = now_ns();
-    if (!th->retry_since) {
-        th->retry_since = now;
-    }
-    if (now - th->retry_since > R.order_timeout_ms * 1000000ULL) {
-        return false;
-    }
-    th->next--;
-    R.matched--;
-    c->rp_rec = -1;
-    return true;
 }
 
 /* A failure with effect ran in the mock: same code, same out-values; the
@@ -319,20 +332,8 @@ static void check_failure(mock_call *c, const rp_rec *r, aclError *rc)
 
 void replay_end_locked(mock_call *c, aclError *rc)
 {
-    if (c->rp_rec < 0) {
-        /* an unrecorded extra poll must time out as the recorded ones did */
-        if (c->rp_poll >= 0 && R.state == RP_REPLAYING && *rc != R.recs[c->rp_poll].ret) {
-            const rp_rec *p = &R.recs[c->rp_poll];
-            char reason[300];
-            snprintf(reason, sizeof(reason),
-                     "an extra %s after the recorded timeouts returned %d in the mock (the trace has no call here)",
-                     p->fn_name, *rc);
-            replay_diverge(c, NULL, (int64_t)p->thread, 0, reason, rc);
-        }
-        return;
-    }
     const rp_rec *r = &R.recs[c->rp_rec];
-    if (c->faulted) {
+    if (c->faulted || (c->rp_live && *rc != ACL_SUCCESS)) {
         return;
     }
     if (returns_value(c->fn)) {
@@ -344,9 +345,6 @@ void replay_end_locked(mock_call *c, aclError *rc)
         return;
     }
     if (*rc != ACL_SUCCESS) {
-        if (retry_poll(c, r, *rc)) {
-            return;
-        }
         if (R.state == RP_REPLAYING) {
             char reason[200];
             snprintf(reason, sizeof(reason), "the call succeeded in the trace but failed in the mock with %d", *rc);
@@ -354,10 +352,6 @@ void replay_end_locked(mock_call *c, aclError *rc)
             replay_diverge(c, r, (int64_t)r->thread, thread >= 0 ? R.threads[thread].next : 0, reason, rc);
         }
         return;
-    }
-    int64_t ti = tls()->rp_thread;
-    if (ti >= 0) {
-        R.threads[ti].retry_since = 0;
     }
     rp_obj live;
     if (!rm_live_object(jb_str(&c->out), &live)) {
@@ -388,7 +382,7 @@ static const char *out_raw(mock_call *c, const char *key)
         return NULL;
     }
     if (R.mode == ACLMOCK_REPLAY_STRICT) {
-        return c->rp_rec >= 0 && !c->rp_check ? rj_get(&R.recs[c->rp_rec].out, key) : NULL;
+        return c->rp_rec >= 0 && !c->rp_check && !c->rp_live ? rj_get(&R.recs[c->rp_rec].out, key) : NULL;
     }
     if (R.mode != ACLMOCK_REPLAY_LENIENT) {
         return NULL;

@@ -48,7 +48,8 @@ typedef struct rp_rec {
     char *msg; /* unescaped "msg" of a failing call, NULL if none */
     uint64_t t_ns; /* recorded start, 0 if absent */
     size_t rank;   /* position in the order calls started (t_ns, then seq) */
-    bool poll;     /* a wait that timed out (see replay_poll_timeout) */
+    bool poll;     /* skippable: a timed-out wait (replay_poll_timeout) or any aclrtProcessReport */
+    bool live;     /* run in the mock, whose result stands: aclrtProcessReport */
 } rp_rec;
 
 /* The calls of one trace thread, in order. */
@@ -56,7 +57,6 @@ typedef struct rp_thread {
     uint64_t id;
     size_t *recs; /* in the order they started */
     size_t n, cap, next;
-    uint64_t retry_since; /* a recorded success of a wait timed out in the mock at this time; 0 none */
 } rp_thread;
 
 enum rp_state_kind { RP_OFF = 0, RP_REPLAYING, RP_DIVERGED, RP_ERROR };

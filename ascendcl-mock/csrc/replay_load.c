@@ -113,7 +113,8 @@ static bool add_record(const char *line, size_t len, size_t lineno)
     if (!rj_u64(rj_get(&top, "t_ns"), &r.t_ns)) {
         r.t_ns = 0;
     }
-    r.poll = ret_v != 0 && replay_poll_timeout(r.fn) == ret_v;
+    r.live = r.fn == FN_aclrtProcessReport && (ret_v == 0 || ret_v == ACL_ERROR_RT_REPORT_TIMEOUT);
+    r.poll = r.live || (replay_poll_timeout(r.fn) && ret_v == replay_poll_timeout(r.fn));
     r.args_raw = strdup(args);
     const char *msg = rj_get(&top, "msg");
     r.has_msg = msg != NULL;
@@ -277,8 +278,14 @@ static void order_records(void)
     }
     qsort(sort_keys, R.nrecs, sizeof(*sort_keys), by_start);
     for (size_t k = 0; k < R.nrecs; k++) {
-        R.recs[sort_keys[k]].rank = k;
-        thread_push(thread_for(R.recs[sort_keys[k]].thread), sort_keys[k]);
+        rp_rec *r = &R.recs[sort_keys[k]];
+        r->rank = k;
+        /* no call waits for a poll: how often a thread polls is timing */
+        R.begun[k] = r->poll;
+        thread_push(thread_for(r->thread), sort_keys[k]);
+    }
+    while (R.low < R.nrecs && R.begun[R.low]) {
+        R.low++;
     }
     free(sort_keys);
     sort_keys = NULL;

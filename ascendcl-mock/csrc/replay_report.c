@@ -93,12 +93,21 @@ void replay_diverge(const mock_call *c, const rp_rec *r, int64_t thread, size_t 
 
 /* ---------------------------------------------------------------- status */
 
+/* Calls of the trace not made yet; a thread's trailing polls (see replay.c)
+ * are not missing: the program polled fewer times. */
 static size_t remaining_calls(size_t *next)
 {
     size_t remaining = 0;
     *next = SIZE_MAX;
     for (size_t i = 0; i < R.nthreads; i++) {
         const rp_thread *t = &R.threads[i];
+        size_t end = t->n;
+        while (end > t->next && R.recs[t->recs[end - 1]].poll) {
+            end--;
+        }
+        if (end == t->next) {
+            continue;
+        }
         remaining += t->n - t->next;
         if (t->next < t->n && R.recs[t->recs[t->next]].rank < (*next == SIZE_MAX ? SIZE_MAX : R.recs[*next].rank)) {
             *next = t->recs[t->next];
