@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod hostile;
 pub mod vmm;
 
 use std::ffi::{CStr, c_void};
