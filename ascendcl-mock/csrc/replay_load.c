@@ -297,13 +297,19 @@ bool replay_load_locked(const char *path, int mode)
     R.mode = mode;
     R.path = strdup(path);
     R.state = RP_ERROR;
+    /* Only a regular file: a directory reads as empty, /dev/zero never ends,
+     * and opening a FIFO would block until a writer comes. */
+    struct stat pre;
+    if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode)) {
+        snprintf(R.error, sizeof(R.error), "cannot open the trace: not a regular file");
+        return false;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(R.error, sizeof(R.error), "cannot open the trace: %s", strerror(errno));
         return false;
     }
-    /* Only a regular file: a directory reads as empty, /dev/zero never ends. */
-    struct stat st;
+    struct stat st; /* the file opened may not be the one checked */
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(R.error, sizeof(R.error), "cannot open the trace: not a regular file");
         fclose(f);

@@ -206,14 +206,18 @@ pub struct Trace {
 
 impl Trace {
     /// Reads a trace file (its first segment). Only a regular file of at
-    /// most [`MAX_TRACE_BYTES`] is read: a device (`/dev/zero`), a pipe or a
-    /// directory is an error, not an endless read.
+    /// most [`MAX_TRACE_BYTES`] is read: a device (`/dev/zero`), a FIFO or a
+    /// directory is an error, not an endless read or a blocked open.
     pub fn read(path: impl AsRef<Path>) -> Result<Trace, TraceError> {
         let path = path.as_ref();
         let fail = |message: String| TraceError {
             line: 0,
             message: format!("cannot read {}: {message}", path.display()),
         };
+        // checked before opening: opening a FIFO would block until a writer comes
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(fail("not a regular file".into()));
+        }
         let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
         let meta = file.metadata().map_err(|e| fail(e.to_string()))?;
         if !meta.is_file() {
