@@ -35,8 +35,10 @@
  * before it runs as an extra one (so a report thread keeps serving the
  * callbacks another thread waits for). aclrtProcessReport always runs in the
  * mock, which decides its result; what it is for - every callback run - the
- * mock enforces. A recorded success of a synchronisation with a timeout
- * must succeed in the mock.
+ * mock enforces. Recorded timeouts of a synchronisation with a timeout
+ * return at once; its recorded success runs in the mock, and if the mock
+ * times out (the stream is slower here), that record stays the next call
+ * (the program waits again), for at most the order timeout.
  *
  * Error queries (aclGetRecentErrMsg, aclrtGetLastError,
  * aclrtPeekAtLastError) the trace does not have at that point are served by
@@ -296,6 +298,29 @@ bool replay_begin_locked(mock_call *c, aclError *code)
     return false;
 }
 
+/* A recorded success of a synchronisation with a timeout timed out in the
+ * mock (the replay got there sooner: recorded timeouts return at once): the
+ * record stays the next call, the program sees the timeout and waits again,
+ * for at most the order timeout. */
+static bool retry_wait(mock_call *c, const rp_rec *r, aclError rc)
+{
+    int64_t ti = tls()->rp_thread;
+    if (ti < 0 || r->ret != ACL_SUCCESS || !rc || rc != replay_poll_timeout(c->fn)) {
+        return false;
+    }
+    rp_thread *th = &R.threads[ti];
+    uint64_t now = now_ns();
+    if (!th->retry_since) {
+        th->retry_since = now;
+    }
+    if (now - th->retry_since > R.order_timeout_ms * 1000000ULL) {
+        return false;
+    }
+    th->next--;
+    R.matched--;
+    return true;
+}
+
 /* A failure with effect ran in the mock: same code, same out-values; the
  * program gets the recorded message. */
 static void check_failure(mock_call *c, const rp_rec *r, aclError *rc)
@@ -345,6 +370,9 @@ void replay_end_locked(mock_call *c, aclError *rc)
         return;
     }
     if (*rc != ACL_SUCCESS) {
+        if (retry_wait(c, r, *rc)) {
+            return;
+        }
         if (R.state == RP_REPLAYING) {
             char reason[200];
             snprintf(reason, sizeof(reason), "the call succeeded in the trace but failed in the mock with %d", *rc);
@@ -352,6 +380,10 @@ void replay_end_locked(mock_call *c, aclError *rc)
             replay_diverge(c, r, (int64_t)r->thread, thread >= 0 ? R.threads[thread].next : 0, reason, rc);
         }
         return;
+    }
+    int64_t ti = tls()->rp_thread;
+    if (ti >= 0) {
+        R.threads[ti].retry_since = 0;
     }
     rp_obj live;
     if (!rm_live_object(jb_str(&c->out), &live)) {
