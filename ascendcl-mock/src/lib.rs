@@ -82,7 +82,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("ASCENDCL_MOCK_SOC_NAME", "SoC name (default Ascend910B1)"),
     (
         "ASCENDCL_MOCK_STREAM_DELAY_US",
-        "delay before each stream task, in µs (default 0)",
+        "delay before each stream task, in µs, 0 to 1000000 (default 0; other values are ignored)",
     ),
     (
         "ASCENDCL_MOCK_FAULTS",
@@ -102,7 +102,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ),
     (
         "ASCENDCL_MOCK_REPLAY",
-        "a trace to replay (see Mock::replay); also configures device count, HBM and SoC from it",
+        "a trace to replay (see Mock::replay); also configures device count, HBM and SoC from it. A failed replay (unloadable trace, divergence, strict calls not made) ends the process with exit status 86",
     ),
     (
         "ASCENDCL_MOCK_REPLAY_MODE",
@@ -111,6 +111,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     (
         "ASCENDCL_MOCK_REPLAY_REPORT",
         "file that receives the replay status (JSON) when the process exits",
+    ),
+    (
+        "ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS",
+        "longest a replayed call waits for another thread's call that preceded it in the trace, ms (1 to 600000, default 20000)",
     ),
 ];
 
