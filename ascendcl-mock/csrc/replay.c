@@ -76,9 +76,9 @@ int replay_poll_timeout(int fn)
 }
 
 /* A recorded failure that still changes the runtime's state, so the mock must
- * run it. The second aclInit raises the reference count and returns
- * ACL_ERROR_REPEAT_INITIALIZE (src/acl/aclrt_impl/acl.cpp, aclInit; see
- * /work/shared/reference/ascendcl-facts.md "aclInit / aclFinalize"). */
+ * run it. A repeated aclInit raises the reference count, then returns
+ * ACL_ERROR_REPEAT_INITIALIZE (hicann/runtime v8.5.0,
+ * src/acl/aclrt_impl/acl.cpp:296-299, aclInitImpl). */
 static bool failure_with_effect(const rp_rec *r) { return r->fn == FN_aclInit && r->ret == ACL_ERROR_REPEAT_INITIALIZE; }
 
 /* ----------------------------------------------------------------- order */
