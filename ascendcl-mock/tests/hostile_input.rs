@@ -152,8 +152,29 @@ fn small_program() {
 
 const CHILD: &str = "the_mock_runs_or_fails_cleanly_under_any_environment";
 
+/// The small program in a child, killed after LIMIT. Its working directory
+/// is a private temporary one, removed afterwards: relative paths among the
+/// hostile values (a trace file named "-1"...) land there, not in the tree.
 fn run(env: &[(&str, &str)]) -> Output {
-    run_child_within(CHILD, env, LIMIT).unwrap_or_else(|| panic!("the mock hung with {env:?}"))
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let cwd = temp(&format!("cwd-{n}"));
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([CHILD, "--exact", "--nocapture", "--test-threads=1"])
+        .env("ASCENDCL_MOCK_TEST_CHILD", CHILD)
+        .current_dir(&cwd);
+    for var in [
+        "ASCENDCL_MOCK_REPLAY",
+        "ASCENDCL_MOCK_TRACE",
+        "ASCENDCL_MOCK_FAULTS",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    let out = output_within(&mut cmd, LIMIT);
+    std::fs::remove_dir_all(&cwd).unwrap();
+    out.unwrap_or_else(|| panic!("the mock hung with {env:?}"))
 }
 
 fn describe(out: &Output) -> String {
