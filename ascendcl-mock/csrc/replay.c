@@ -2,10 +2,10 @@
  * replay.c: replaying a recorded trace, call by call.
  *
  * Strict mode: every live call is matched against the next record of the
- * trace thread its thread is bound to (live threads are bound to trace
- * threads in order of their first call; a thread's records are taken in the
- * order they started, so calls a callback makes inside aclrtProcessReport
- * come after it). The function and the arguments must be the same
+ * trace thread its thread is bound to (a live thread's first call binds it
+ * to the first trace thread not taken whose first call it is, else to the
+ * first not taken; a thread's records are taken in the order they started,
+ * so calls a callback makes inside aclrtProcessReport come after it). The function and the arguments must be the same
  * (replay_match.c). The first difference fails the call with
  * ACLMOCK_ERROR_REPLAY_DIVERGED and is kept as the divergence report; later
  * calls behave as the plain mock does. A trace that could not be loaded
@@ -15,8 +15,8 @@
  * it in the recording (on any thread; polls excepted, see below) has started
  * in the replay, so a report thread's first aclrtProcessReport cannot
  * overtake the aclrtSubscribeReport of another thread it depends on. The
- * wait is bounded
- * (ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS); running out of it is a divergence.
+ * wait is bounded (ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS); running out of it
+ * is a divergence.
  *
  * Results: a recorded failure is returned as recorded (code and message)
  * without running the call, like an injected fault - except a failure that
@@ -211,6 +211,32 @@ static void fail_diverged(const mock_call *c, aclError *code, const char *reason
     fail(*code, "aclmock replay diverged from %s: %s (see aclmockReplayStatus)", R.path ? R.path : "?", reason);
 }
 
+/* A live thread's first call binds it to a trace thread not taken yet: the
+ * first whose first call is this one, else the first in trace order. -1 if
+ * every trace thread is taken. */
+static int64_t bind_thread(const mock_call *c)
+{
+    int64_t pick = -1;
+    for (size_t i = 0; i < R.nthreads; i++) {
+        const rp_thread *th = &R.threads[i];
+        if (th->taken) {
+            continue;
+        }
+        if (th->n && rm_matches(&R.recs[th->recs[0]], c)) {
+            pick = (int64_t)i;
+            break;
+        }
+        if (pick < 0) {
+            pick = (int64_t)i;
+        }
+    }
+    if (pick >= 0) {
+        R.threads[pick].taken = true;
+        R.bound++;
+    }
+    return pick;
+}
+
 /* ----------------------------------------------------------------- hooks */
 
 bool replay_begin_locked(mock_call *c, aclError *code)
@@ -230,7 +256,7 @@ bool replay_begin_locked(mock_call *c, aclError *code)
     mock_tls *t = tls();
     if (t->rp_gen != R.gen) {
         t->rp_gen = R.gen;
-        t->rp_thread = R.bound < R.nthreads ? (int64_t)R.bound++ : -1;
+        t->rp_thread = bind_thread(c);
     }
     rp_thread *th = t->rp_thread >= 0 ? &R.threads[t->rp_thread] : NULL;
     char reason[700] = "";
@@ -263,11 +289,9 @@ bool replay_begin_locked(mock_call *c, aclError *code)
             return false; /* an extra poll; or the replay stopped (diverged elsewhere, reloaded) */
         }
         if (!reason[0]) {
-            rp_obj live;
-            if (rm_live_object(jb_str(&c->args), &live)) {
-                rm_first_difference(&r->args, &live, true); /* binds ids seen first here */
-                rj_free(&live);
-            }
+            /* binds the ids seen first here; a conflict found only now
+             * (one trace id for two live ones) is a difference */
+            describe_mismatch(r, c, reason, sizeof(reason));
         }
     }
     if (reason[0]) {

@@ -57,6 +57,7 @@ typedef struct rp_thread {
     uint64_t id;
     size_t *recs; /* in the order they started */
     size_t n, cap, next;
+    bool taken; /* a live thread is bound to it */
     uint64_t retry_since; /* a recorded success of a wait first timed out here (now_ns), 0 none */
 } rp_thread;
 
