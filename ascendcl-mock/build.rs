@@ -1,7 +1,8 @@
 //! Build script of `ascendcl-mock`: compiles `csrc/*.c` into a shared library
 //! named `libascendcl.so` in `OUT_DIR`, the recording shim `csrc/record/*.c`
 //! into `libascendcl_record.so`, and `tests/c/record_probe.c` (a C program
-//! linked against the mock, for the shim's `LD_PRELOAD` test).
+//! linked against the mock, for the shim's `LD_PRELOAD` test), and every
+//! `tests/c/foreign_*.c` (programs recorded and replayed by `tests/foreign.rs`).
 //!
 //! The C sources include `<acl/acl.h>` from the include directory that
 //! `ascendcl-sys` publishes (`DEP_ASCENDCL_INCLUDE`): our declaration header by
@@ -18,7 +19,8 @@
 //! * `rustc-env` `ASCENDCL_MOCK_LIBRARY_PATH`: the library, for this crate's code;
 //! * metadata `library` (`DEP_ASCENDCL_MOCK_LIBRARY` for dependents): the same path;
 //! * `rustc-env` `ASCENDCL_RECORDER_LIBRARY_PATH` and metadata `recorder`: the shim;
-//! * `rustc-env` `ASCENDCL_RECORD_PROBE_PATH`: the probe program.
+//! * `rustc-env` `ASCENDCL_RECORD_PROBE_PATH`: the probe program;
+//! * `rustc-env` `ASCENDCL_FOREIGN_<NAME>_PATH`: `tests/c/foreign_<name>.c` built;
 //! * `rustc-env` `ASCENDCL_MOCK_NNOPBASE_PATH` and metadata `nnopbase`: the
 //!   mock's `libnnopbase.so` (`csrc/ops/nn_*.c`: aclnn descriptors, executors);
 //! * `rustc-env` `ASCENDCL_MOCK_OPAPI_PATH` and metadata `opapi`: the mock's
@@ -170,6 +172,45 @@ fn main() {
         opapi.display()
     );
     println!("cargo::metadata=opapi={}", opapi.display());
+    // Programs written the way applications use AscendCL (not for the mock),
+    // recorded and replayed by tests/foreign.rs: tests/c/foreign_<name>.c
+    // becomes ASCENDCL_FOREIGN_<NAME>_PATH.
+    let mut foreign: Vec<PathBuf> = std::fs::read_dir(manifest_dir.join("tests").join("c"))
+        .expect("tests/c/ exists")
+        .map(|e| e.expect("readable tests/c entry").path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "c")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("foreign_"))
+        })
+        .collect();
+    foreign.sort();
+    for source in foreign {
+        let stem = source
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("a UTF-8 file name")
+            .to_string();
+        let exe = out_dir.join(&stem);
+        let mut cmd = compiler.to_command();
+        common_flags(&mut cmd, &includes)
+            .arg("-o")
+            .arg(&exe)
+            .arg(&source)
+            .arg("-L")
+            .arg(&out_dir)
+            .arg(format!("-Wl,-rpath,{}", out_dir.display()))
+            .arg("-l:libascendcl.so")
+            .arg("-lpthread");
+        run(cmd, &stem);
+        let name = stem.trim_start_matches("foreign_").to_uppercase();
+        println!(
+            "cargo::rustc-env=ASCENDCL_FOREIGN_{name}_PATH={}",
+            exe.display()
+        );
+    }
+
     println!(
         "cargo::rustc-env=ASCENDCL_MOCK_LIBRARY_PATH={}",
         library.display()

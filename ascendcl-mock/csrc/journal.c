@@ -43,12 +43,15 @@ void call_begin(mock_call *c, int fn)
     c->fn = fn;
     c->saved_fn = t->cur_fn;
     t->cur_fn = fn;
-    c->an = c->on = 0;
-    c->args[0] = c->out[0] = '\0';
+    jb_init(&c->args);
+    jb_init(&c->out);
     c->faulted = false;
     c->fault_code = ACL_SUCCESS;
     c->fail_seq0 = t->fail_seq;
     c->rp_rec = -1;
+    c->rp_check = false;
+    c->rp_live = false;
+    c->msg_len0 = t->msg_len;
     G.calls[fn]++;
     thread_small_id(); /* threads are numbered in order of their first call */
 }
@@ -78,60 +81,9 @@ bool call_faulted(mock_call *c)
 
 /* ---------------------------------------------------------- formatting */
 
-static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) MOCK_PRINTF(4, 5);
+/* Arguments and out-values grow as needed (jbuf): a field is never cut. */
 
-static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
-{
-    if (*n >= cap - 1) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(buf + *n, cap - *n, fmt, ap);
-    va_end(ap);
-    if (w < 0) {
-        return;
-    }
-    if ((size_t)w >= cap - *n) {
-        /* truncated: drop the partial field so the JSON stays valid */
-        buf[*n] = '\0';
-        return;
-    }
-    *n += (size_t)w;
-}
-
-static void put_key(char *buf, size_t cap, size_t *n, const char *key)
-{
-    put(buf, cap, n, "%s\"%s\":", *n ? "," : "", key);
-}
-
-static void put_json_string(char *buf, size_t cap, size_t *n, const char *s)
-{
-    if (!s) {
-        put(buf, cap, n, "null");
-        return;
-    }
-    char tmp[512];
-    size_t k = 0;
-    tmp[k++] = '"';
-    for (const char *p = s; *p && k < sizeof(tmp) - 8; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch == '"' || ch == '\\') {
-            tmp[k++] = '\\';
-            tmp[k++] = (char)ch;
-        } else if (ch == '\n') {
-            tmp[k++] = '\\';
-            tmp[k++] = 'n';
-        } else if (ch < 0x20) {
-            k += (size_t)snprintf(tmp + k, sizeof(tmp) - k, "\\u%04x", ch);
-        } else {
-            tmp[k++] = (char)ch;
-        }
-    }
-    tmp[k++] = '"';
-    tmp[k] = '\0';
-    put(buf, cap, n, "%s", tmp);
-}
+static void put_key(jbuf *b, const char *key) { jb_printf(b, "%s\"%s\":", b->len ? "," : "", key); }
 
 static void sym_obj(const void *h, int kind, char *out, size_t cap)
 {
@@ -146,116 +98,95 @@ static void sym_obj(const void *h, int kind, char *out, size_t cap)
     }
 }
 
-#define ARGS c->args, sizeof(c->args), &c->an
-#define OUTS c->out, sizeof(c->out), &c->on
+static void put_addr(jbuf *b, const char *key, const void *p)
+{
+    char sym[96];
+    put_key(b, key);
+    if (!p) {
+        jb_append(b, "null", 4);
+        return;
+    }
+    sym_addr(p, sym, sizeof(sym));
+    jb_printf(b, "\"%s\"", sym);
+}
+
+static void put_obj(jbuf *b, const char *key, const void *h, int kind)
+{
+    char sym[64];
+    put_key(b, key);
+    if (!h) {
+        jb_append(b, "null", 4);
+        return;
+    }
+    sym_obj(h, kind, sym, sizeof(sym));
+    jb_printf(b, "\"%s\"", sym);
+}
 
 void ja_i64(mock_call *c, const char *key, int64_t v)
 {
-    put_key(ARGS, key);
-    put(ARGS, "%lld", (long long)v);
+    put_key(&c->args, key);
+    jb_printf(&c->args, "%lld", (long long)v);
 }
 
 void ja_u64(mock_call *c, const char *key, uint64_t v)
 {
-    put_key(ARGS, key);
-    put(ARGS, "%llu", (unsigned long long)v);
+    put_key(&c->args, key);
+    jb_printf(&c->args, "%llu", (unsigned long long)v);
 }
 
 void ja_hex(mock_call *c, const char *key, uint64_t v)
 {
-    put_key(ARGS, key);
-    put(ARGS, "\"0x%llx\"", (unsigned long long)v);
+    put_key(&c->args, key);
+    jb_printf(&c->args, "\"0x%llx\"", (unsigned long long)v);
 }
 
 void ja_str(mock_call *c, const char *key, const char *s)
 {
-    put_key(ARGS, key);
-    put_json_string(ARGS, s);
+    put_key(&c->args, key);
+    jb_quote(&c->args, s);
 }
 
-void ja_ptr(mock_call *c, const char *key, const void *p)
-{
-    char sym[96];
-    put_key(ARGS, key);
-    if (!p) {
-        put(ARGS, "null");
-        return;
-    }
-    sym_addr(p, sym, sizeof(sym));
-    put(ARGS, "\"%s\"", sym);
-}
+void ja_ptr(mock_call *c, const char *key, const void *p) { put_addr(&c->args, key, p); }
 
-void ja_obj(mock_call *c, const char *key, const void *h, int kind)
-{
-    char sym[64];
-    put_key(ARGS, key);
-    if (!h) {
-        put(ARGS, "null");
-        return;
-    }
-    sym_obj(h, kind, sym, sizeof(sym));
-    put(ARGS, "\"%s\"", sym);
-}
+void ja_obj(mock_call *c, const char *key, const void *h, int kind) { put_obj(&c->args, key, h, kind); }
 
 void ja_stream(mock_call *c, const char *key, const void *s)
 {
-    char sym[64];
-    put_key(ARGS, key);
     if (!s) {
-        put(ARGS, "\"s0\"");
+        put_key(&c->args, key);
+        jb_append(&c->args, "\"s0\"", 4);
         return;
     }
-    sym_obj(s, OBJ_STREAM, sym, sizeof(sym));
-    put(ARGS, "\"%s\"", sym);
+    put_obj(&c->args, key, s, OBJ_STREAM);
 }
 
 void jo_i64(mock_call *c, const char *key, int64_t v)
 {
-    put_key(OUTS, key);
-    put(OUTS, "%lld", (long long)v);
+    put_key(&c->out, key);
+    jb_printf(&c->out, "%lld", (long long)v);
 }
 
 void jo_u64(mock_call *c, const char *key, uint64_t v)
 {
-    put_key(OUTS, key);
-    put(OUTS, "%llu", (unsigned long long)v);
+    put_key(&c->out, key);
+    jb_printf(&c->out, "%llu", (unsigned long long)v);
 }
 
 void jo_f64(mock_call *c, const char *key, double v)
 {
-    put_key(OUTS, key);
-    put(OUTS, "%.6f", v);
+    put_key(&c->out, key);
+    jb_printf(&c->out, "%.6f", v);
 }
 
 void jo_str(mock_call *c, const char *key, const char *s)
 {
-    put_key(OUTS, key);
-    put_json_string(OUTS, s);
+    put_key(&c->out, key);
+    jb_quote(&c->out, s);
 }
 
-void jo_ptr(mock_call *c, const char *key, const void *p)
-{
-    char sym[96];
-    put_key(OUTS, key);
-    if (!p) {
-        put(OUTS, "null");
-        return;
-    }
-    sym_addr(p, sym, sizeof(sym));
-    put(OUTS, "\"%s\"", sym);
-}
+void jo_ptr(mock_call *c, const char *key, const void *p) { put_addr(&c->out, key, p); }
 
-void jo_obj(mock_call *c, const char *key, const void *h, int kind)
-{
-    char sym[64];
-    put_key(OUTS, key);
-    if (!h) {
-        put(OUTS, "null");
-        return;
-    }
-    sym_obj(h, kind, sym, sizeof(sym));
-    put(OUTS, "\"%s\"", sym);
-}
+void jo_obj(mock_call *c, const char *key, const void *h, int kind) { put_obj(&c->out, key, h, kind); }
 
 /* --------------------------------------------------------------- ring */
 
@@ -305,37 +236,36 @@ aclError call_end(mock_call *c, aclError rc)
     }
     uint64_t tid = thread_small_id();
     uint64_t seq = ++G.next_seq;
+    jbuf line;
+    jb_init(&line);
+    jb_printf(&line, "{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":{%s},\"out\":{%s},\"ret\":%d",
+              (unsigned long long)seq, (unsigned long long)tid, mock_fn_names[c->fn], jb_str(&c->args),
+              jb_str(&c->out), rc);
     /* A failing call's own error text, as aclGetRecentErrMsg would give it. */
-    char msg[1100] = "";
     if (rc != ACL_SUCCESS && t->fail_seq != c->fail_seq0 && c->fn != FN_aclrtGetLastError &&
         c->fn != FN_aclrtPeekAtLastError) {
-        size_t n = json_quote(t->last_fail, msg + 7, sizeof(msg) - 7);
-        if (n) {
-            memcpy(msg, ",\"msg\":", 7);
-        }
+        jb_append(&line, ",\"msg\":", 7);
+        jb_quote(&line, t->last_fail);
     }
-    char line[1536 + sizeof(msg)];
-    int n = snprintf(line, sizeof(line),
-                     "{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":{%s},\"out\":{%s},\"ret\":%d%s,"
-                     "\"t_ns\":%llu,\"dur_ns\":%llu}",
-                     (unsigned long long)seq, (unsigned long long)tid, mock_fn_names[c->fn], c->args, c->out,
-                     rc, msg, (unsigned long long)(c->t0 - G.load_ns), (unsigned long long)(t1 - c->t0));
-    if (n > 0 && (size_t)n < sizeof(line)) {
-        char *copy = malloc((size_t)n + 1);
-        if (copy) {
-            memcpy(copy, line, (size_t)n + 1);
-            ring_store(copy);
-        }
-        if (G.trace) {
-            if (G.trace_header_due) {
-                trace_header_locked((FILE *)G.trace);
-                G.trace_header_due = false;
-            }
-            fputs(line, (FILE *)G.trace);
-            fputc('\n', (FILE *)G.trace);
-            fflush((FILE *)G.trace);
-        }
+    jb_printf(&line, ",\"t_ns\":%llu,\"dur_ns\":%llu}", (unsigned long long)(c->t0 - G.load_ns),
+              (unsigned long long)(t1 - c->t0));
+    char *copy = malloc(line.len + 1);
+    if (copy) {
+        memcpy(copy, jb_str(&line), line.len + 1);
+        ring_store(copy);
     }
+    if (G.trace) {
+        if (G.trace_header_due) {
+            trace_header_locked((FILE *)G.trace);
+            G.trace_header_due = false;
+        }
+        fputs(jb_str(&line), (FILE *)G.trace);
+        fputc('\n', (FILE *)G.trace);
+        fflush((FILE *)G.trace);
+    }
+    jb_free(&line);
+    jb_free(&c->args);
+    jb_free(&c->out);
     t->cur_fn = c->saved_fn;
     mock_unlock();
     return rc;

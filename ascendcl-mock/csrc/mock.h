@@ -43,6 +43,7 @@
 #define MOCK_PAGE 4096ULL
 #define MOCK_DEFAULT_HBM (62423ULL * MOCK_MIB)
 #define MOCK_STREAMS_PER_DEVICE 1984
+#define MOCK_MAX_DELAY_US 1000000ULL /* ASCENDCL_MOCK_STREAM_DELAY_US: at most 1 s per operation */
 #define MOCK_EVENTS_PER_DEVICE 65536
 
 static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -50,6 +51,7 @@ static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 
 #include "acl_functions.h"
 #include "ops_functions.h"
+#include "json_quote.h"
 
 enum mock_fn {
 #define MOCK_FN_ENUM(n) FN_##n,
@@ -294,7 +296,7 @@ typedef struct mock_global {
     uint32_t device_count;
     uint64_t hbm_bytes;
     char soc_name[64];
-    uint64_t delay_us;
+    uint64_t delay_us; /* at most MOCK_MAX_DELAY_US when from the environment */
     bool abort_on_misuse;
     size_t journal_cap;
 
@@ -396,11 +398,13 @@ typedef struct mock_call {
     uint64_t t0;
     uint64_t fail_seq0; /* tls()->fail_seq at call_begin */
     int64_t rp_rec;     /* trace record this call replays (strict), -1 none */
-    size_t an, on;
+    bool rp_check;      /* a recorded failure run in the mock: compare, do not substitute */
+    bool rp_live;       /* a recorded poll: the mock's result stands */
+    size_t msg_len0;    /* tls()->msg_len at call_begin */
     bool faulted;
     aclError fault_code;
-    char args[768];
-    char out[384];
+    jbuf args; /* JSON members, without the braces; never truncated */
+    jbuf out;
 } mock_call;
 
 void call_begin(mock_call *c, int fn); /* takes the lock */
@@ -421,9 +425,6 @@ void jo_ptr(mock_call *c, const char *key, const void *p);
 void jo_obj(mock_call *c, const char *key, const void *h, int kind);
 void jo_f64(mock_call *c, const char *key, double v);
 void journal_reset_locked(void);
-/* Writes s as a JSON string (quoted, escaped) into out; truncates at cap and
- * always leaves valid JSON. Returns the length written. */
-#include "json_quote.h"
 
 /* -------------------------------------------------------------- replay */
 /* Replay of a recorded trace (replay.c). The hooks are no-ops when no trace

@@ -1,17 +1,49 @@
 /*
- * replay.c: replaying a recorded trace.
+ * replay.c: replaying a recorded trace, call by call.
  *
  * Strict mode: every live call is matched against the next record of the
- * trace thread its thread is bound to (live threads are bound to trace
- * threads in order of their first call). The function and the arguments must
- * be the same; symbolic ids are compared through a bijection between the
- * trace's ids and the mock's, built from the out-values of the calls that
- * create them (and from first use). A recorded failure is returned as
- * recorded (code and message) without running the call, like an injected
- * fault; a recorded success runs the call in the mock, so its state stays
- * consistent, then takes its data out-values from the record. The first
- * difference fails the call with ACLMOCK_ERROR_REPLAY_DIVERGED and is kept
- * as the divergence report; later calls behave as the plain mock does.
+ * trace thread its thread is bound to (a live thread's first call binds it
+ * to the first trace thread not taken whose first call it is, else to the
+ * first not taken; a thread's records are taken in the order they started,
+ * so calls a callback makes inside aclrtProcessReport come after it). The function and the arguments must be the same
+ * (replay_match.c). The first difference fails the call with
+ * ACLMOCK_ERROR_REPLAY_DIVERGED and is kept as the divergence report; later
+ * calls behave as the plain mock does. A trace that could not be loaded
+ * fails every call the same way (error queries excepted).
+ *
+ * Order between threads: a call waits until every call that started before
+ * it in the recording (on any thread; polls excepted, see below) has started
+ * in the replay, so a report thread's first aclrtProcessReport cannot
+ * overtake the aclrtSubscribeReport of another thread it depends on. The
+ * wait is bounded (ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS); running out of it
+ * is a divergence.
+ *
+ * Results: a recorded failure is returned as recorded (code and message)
+ * without running the call, like an injected fault - except a failure that
+ * changes state (failure_with_effect), which runs in the mock, must fail
+ * there the same way, and has its out-values checked. A recorded success
+ * runs the call in the mock, so its state stays consistent, then takes its
+ * data out-values from the record.
+ *
+ * Polls: how often a wait with a timeout (replay_poll_timeout: report
+ * processing, synchronisation with a timeout) times out, and how many
+ * callbacks one aclrtProcessReport runs, depend on timing, on the card as in
+ * the mock. Recorded timeouts, and every aclrtProcessReport, are polls:
+ * those the program does not repeat are skipped (also at the end of a
+ * thread), extra ones after a recorded poll run in the mock unrecorded, and
+ * a poll inside a running loop waits for its turn at most its own timeout
+ * before it runs as an extra one (so a report thread keeps serving the
+ * callbacks another thread waits for). aclrtProcessReport always runs in the
+ * mock, which decides its result; what it is for - every callback run - the
+ * mock enforces. Recorded timeouts of a synchronisation with a timeout
+ * return at once; its recorded success runs in the mock, and if the mock
+ * times out (the stream is slower here), that record stays the next call
+ * (the program waits again), for at most the order timeout.
+ *
+ * Error queries (aclGetRecentErrMsg, aclrtGetLastError,
+ * aclrtPeekAtLastError) the trace does not have at that point are served by
+ * the mock, which holds the recorded failure's message: an edited trace that
+ * turns a call into a failure still delivers its message.
  *
  * Lenient mode: only the device facts (count, HBM, SoC) and the answers of
  * fact queries (versions, run mode, memory totals, granularity) come from
@@ -26,228 +58,258 @@
 /* Functions whose return value is data (a code, not a failure). */
 static bool returns_value(int fn) { return fn == FN_aclrtGetLastError || fn == FN_aclrtPeekAtLastError; }
 
-/* ---------------------------------------------------------- symbolic ids */
+static bool error_query(int fn) { return fn == FN_aclGetRecentErrMsg || returns_value(fn); }
 
-typedef struct sym {
-    int kind; /* index into R.fwd/R.rev */
-    uint64_t id;
-    bool has_off;
-    uint64_t off;
-} sym;
-
-static bool sym_parse(const char *raw, sym *out)
+int replay_poll_timeout(int fn)
 {
-    static const char kinds[] = "csepmhv";
-    if (!raw || raw[0] != '"' || !raw[1]) {
-        return false;
+    switch (fn) {
+    case FN_aclrtProcessReport:
+        return ACL_ERROR_RT_REPORT_TIMEOUT;
+    case FN_aclrtSynchronizeStreamWithTimeout:
+    case FN_aclrtSynchronizeDeviceWithTimeout:
+        return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    case FN_aclrtSynchronizeEventWithTimeout:
+        return ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
+    default:
+        return 0;
     }
-    const char *k = strchr(kinds, raw[1]);
-    if (!k || raw[2] < '0' || raw[2] > '9') {
-        return false;
-    }
-    out->kind = (int)(k - kinds);
-    char *end = NULL;
-    out->id = strtoull(raw + 2, &end, 10);
-    out->has_off = out->kind >= 4;
-    out->off = 0;
-    if (out->has_off) {
-        if (strncmp(end, "+0x", 3) != 0) {
-            return false;
-        }
-        out->off = strtoull(end + 3, &end, 16);
-    }
-    return strcmp(end, "\"") == 0;
 }
 
-/* Binds trace id t to live id l of one kind; false if either is bound to
- * another id already. The default stream s0 is itself on both sides. */
-static bool bind_ids(int kind, uint64_t t, uint64_t l, bool create)
+/* A recorded failure that still changes the runtime's state, so the mock must
+ * run it. A repeated aclInit raises the reference count, then returns
+ * ACL_ERROR_REPEAT_INITIALIZE (hicann/runtime v8.5.0,
+ * src/acl/aclrt_impl/acl.cpp:296-299, aclInitImpl). */
+static bool failure_with_effect(const rp_rec *r) { return r->fn == FN_aclInit && r->ret == ACL_ERROR_REPEAT_INITIALIZE; }
+
+/* ----------------------------------------------------------------- order */
+
+static void mark_begun(size_t rec)
 {
-    if (kind == 1 && (t == 0 || l == 0)) {
-        return t == l;
+    R.begun[R.recs[rec].rank] = true;
+    while (R.low < R.nrecs && R.begun[R.low]) {
+        R.low++;
     }
-    uint64_t have = 0;
-    if (!create) {
-        bool tf = pm_get(&R.fwd[kind], t + 2, &have);
-        if (tf) {
-            return have == l;
-        }
-        if (pm_get(&R.rev[kind], l + 2, &have)) {
-            return false;
-        }
-    }
-    pm_put(&R.fwd[kind], t + 2, l);
-    pm_put(&R.rev[kind], l + 2, t);
-    return true;
+    mock_broadcast();
 }
 
-/* Compares one trace value with one live value. */
-static bool same_value(const char *trace, const char *live)
-{
-    if (!trace || !live) {
-        return trace == live;
-    }
-    sym a, b;
-    bool sa = sym_parse(trace, &a), sb = sym_parse(live, &b);
-    if (sa || sb) {
-        return sa && sb && a.kind == b.kind && a.has_off == b.has_off && a.off == b.off &&
-               bind_ids(a.kind, a.id, b.id, false);
-    }
-    /* handles and device addresses the runtime does not know: both unknown */
-    if (trace[0] == '"' && live[0] == '"' && trace[1] == '?' && live[1] == '?') {
-        return true;
-    }
-    return strcmp(trace, live) == 0;
-}
+enum turn { TURN_OK, TURN_LATE, TURN_EXTRA, TURN_STOPPED };
 
-/* Keys whose values differ from run to run (function pointers, OS ids). */
-static bool ignored_key(const char *key) { return strcmp(key, "fn") == 0 || strcmp(key, "threadId") == 0; }
-
-/* The first argument that differs, or NULL if all match. */
-static const char *first_difference(const rp_obj *trace, const rp_obj *live)
+/* Waits until every call that started before record `rec` in the recording
+ * has started here. TURN_LATE (reason set) if that does not happen within
+ * the order timeout; TURN_EXTRA if `patience_ms` (a poll in a running loop)
+ * ran out first: the call is then served as an extra poll; TURN_STOPPED if
+ * the replay stopped meanwhile. */
+static enum turn wait_turn(size_t rec, uint64_t patience_ms, char *reason, size_t cap)
 {
-    for (size_t i = 0; i < trace->n; i++) {
-        const char *key = trace->kv[i].key;
-        if (!ignored_key(key) && !same_value(trace->kv[i].raw, rj_get(live, key))) {
-            return key;
+    uint64_t gen = R.gen;
+    size_t rank = R.recs[rec].rank;
+    if (!R.order_timeout_ms) {
+        R.order_timeout_ms = RP_ORDER_TIMEOUT_MS;
+    }
+    uint64_t now = now_ns();
+    uint64_t deadline = now + R.order_timeout_ms * 1000000ULL;
+    uint64_t patience = patience_ms ? now + patience_ms * 1000000ULL : deadline;
+    while (R.gen == gen && R.state == RP_REPLAYING && R.low < rank) {
+        if (!mock_wait_until(patience < deadline ? patience : deadline) && R.gen == gen &&
+            R.state == RP_REPLAYING && R.low < rank) {
+            if (patience < deadline) {
+                return TURN_EXTRA;
+            }
+            const rp_rec *w = NULL;
+            for (size_t i = 0; i < R.nrecs && !w; i++) {
+                if (R.recs[i].rank == R.low) {
+                    w = &R.recs[i];
+                }
+            }
+            snprintf(reason, cap,
+                     "waited %llu ms for trace seq %llu (%s on trace thread %llu), which started before this call "
+                     "in the recording but has not started here",
+                     (unsigned long long)R.order_timeout_ms, (unsigned long long)(w ? w->seq : 0),
+                     w ? w->fn_name : "?", (unsigned long long)(w ? w->thread : 0));
+            return TURN_LATE;
         }
     }
-    for (size_t i = 0; i < live->n; i++) {
-        if (!ignored_key(live->kv[i].key) && !rj_get(trace, live->kv[i].key)) {
-            return live->kv[i].key;
+    return R.gen == gen && R.state == RP_REPLAYING ? TURN_OK : TURN_STOPPED;
+}
+
+/* How long a poll waits for its turn before it runs as an extra poll: only
+ * inside a running loop (the thread's previous record polled the same
+ * function), at most the poll's own timeout (100 ms for "forever"). The
+ * first poll of a loop waits its full turn: it may depend on a subscription
+ * another thread makes. */
+static uint64_t poll_patience(const rp_thread *th, size_t at)
+{
+    const rp_rec *r = &R.recs[th->recs[at]];
+    if (!r->poll || !at || !R.recs[th->recs[at - 1]].poll || R.recs[th->recs[at - 1]].fn != r->fn) {
+        return 0;
+    }
+    int64_t ms = 0;
+    rj_i64(rj_get(&r->args, "timeout"), &ms);
+    uint64_t p = ms > 0 ? (uint64_t)ms : 100;
+    return p < R.order_timeout_ms ? p : R.order_timeout_ms;
+}
+
+/* ------------------------------------------------------------- matching */
+
+/* The record of thread th the live call stands for: the next one, or the
+ * next after recorded timeouts of a poll the program did not repeat (these
+ * are skipped). SIZE_MAX if none matches. */
+static size_t next_match(rp_thread *th, const mock_call *c, size_t *skip)
+{
+    size_t i = th->next;
+    *skip = 0;
+    while (i < th->n) {
+        const rp_rec *r = &R.recs[th->recs[i]];
+        if (rm_matches(r, c)) {
+            return i;
+        }
+        if (!r->poll) {
+            break;
+        }
+        i++;
+        (*skip)++;
+    }
+    *skip = 0;
+    return SIZE_MAX;
+}
+
+/* The previous record of th if the live call repeats it and it is a
+ * recorded timeout of a poll; else NULL. */
+static const rp_rec *repeated_poll(const rp_thread *th, const mock_call *c)
+{
+    if (!th->next) {
+        return NULL;
+    }
+    const rp_rec *p = &R.recs[th->recs[th->next - 1]];
+    return p->poll && rm_matches(p, c) ? p : NULL;
+}
+
+static void describe_mismatch(const rp_rec *r, const mock_call *c, char *reason, size_t cap)
+{
+    if (r->fn != c->fn) {
+        snprintf(reason, cap, "different function: the trace called %s, the program %s", r->fn_name,
+                 mock_fn_names[c->fn]);
+        return;
+    }
+    rp_obj live;
+    if (!rm_live_object(jb_str(&c->args), &live)) {
+        snprintf(reason, cap, "the live arguments could not be read");
+        return;
+    }
+    const char *key = rm_first_difference(&r->args, &live, true);
+    if (key) {
+        const char *tv = rj_get(&r->args, key), *lv = rj_get(&live, key);
+        snprintf(reason, cap, "different argument %s: trace %s, program %s", key, tv ? tv : "(absent)",
+                 lv ? lv : "(absent)");
+    }
+    rj_free(&live);
+}
+
+static void fail_diverged(const mock_call *c, aclError *code, const char *reason)
+{
+    *code = ACLMOCK_ERROR_REPLAY_DIVERGED;
+    fail(*code, "aclmock replay diverged from %s: %s (see aclmockReplayStatus)", R.path ? R.path : "?", reason);
+}
+
+/* A live thread's first call binds it to a trace thread not taken yet: the
+ * first whose first call is this one, else the first in trace order. -1 if
+ * every trace thread is taken. */
+static int64_t bind_thread(const mock_call *c)
+{
+    int64_t pick = -1;
+    for (size_t i = 0; i < R.nthreads; i++) {
+        const rp_thread *th = &R.threads[i];
+        if (th->taken) {
+            continue;
+        }
+        if (th->n && rm_matches(&R.recs[th->recs[0]], c)) {
+            pick = (int64_t)i;
+            break;
+        }
+        if (pick < 0) {
+            pick = (int64_t)i;
         }
     }
-    return NULL;
-}
-
-static bool live_object(const char *body, rp_obj *out)
-{
-    size_t n = strlen(body);
-    char *buf = malloc(n + 3);
-    if (!buf) {
-        abort();
+    if (pick >= 0) {
+        R.threads[pick].taken = true;
+        R.bound++;
     }
-    buf[0] = '{';
-    memcpy(buf + 1, body, n);
-    buf[n + 1] = '}';
-    buf[n + 2] = '\0';
-    bool ok = rj_object(buf, n + 2, out);
-    free(buf);
-    return ok;
-}
-
-/* ------------------------------------------------------------ divergence */
-
-static void side_json(strbuf *b, const char *fn, const char *args, const int *ret, const char *msg)
-{
-    char q[1100];
-    sb_printf(b, "{\"fn\":\"%s\",\"args\":%s", fn, args);
-    if (ret) {
-        sb_printf(b, ",\"ret\":%d", *ret);
-    }
-    if (msg) {
-        json_quote(msg, q, sizeof(q));
-        sb_printf(b, ",\"msg\":%s", q);
-    }
-    sb_append(b, "}", 1);
-}
-
-/* Records the first divergence. r is the expected record (NULL: none);
- * live_ret is the live result (NULL: the call did not run). */
-static void diverge(const mock_call *c, const rp_rec *r, int64_t thread, size_t call, const char *reason,
-                    const int *live_ret)
-{
-    R.state = RP_DIVERGED;
-    char live_args[sizeof(c->args) + 2];
-    snprintf(live_args, sizeof(live_args), "{%s}", c->args);
-    const char *live_msg = live_ret && *live_ret && tls()->fail_seq != c->fail_seq0 ? tls()->last_fail : NULL;
-    char qreason[600];
-    json_quote(reason, qreason, sizeof(qreason));
-    strbuf *d = &R.divergence;
-    sb_printf(d, "{\"seq\":%llu,\"thread\":%lld,\"call\":%zu,\"reason\":%s,\"expected\":",
-              (unsigned long long)(r ? r->seq : 0), (long long)thread, call, qreason);
-    if (r) {
-        side_json(d, r->fn_name, r->args_raw, &r->ret, r->msg);
-    } else {
-        sb_append(d, "null", 4);
-    }
-    sb_append(d, ",\"actual\":", 10);
-    side_json(d, mock_fn_names[c->fn], live_args, live_ret, live_msg);
-    sb_append(d, "}", 1);
-
-    strbuf *t = &R.text;
-    if (r) {
-        sb_printf(t, "strict replay of %s diverged at trace seq %llu (trace thread %lld, its call %zu): %s\n",
-                  R.path, (unsigned long long)r->seq, (long long)thread, call, reason);
-        sb_printf(t, "  expected: %s %s -> %d\n", r->fn_name, r->args_raw, r->ret);
-    } else {
-        sb_printf(t, "strict replay of %s diverged after %llu matched calls: %s\n", R.path,
-                  (unsigned long long)R.matched, reason);
-        sb_printf(t, "  expected: (no call)\n");
-    }
-    if (live_ret) {
-        sb_printf(t, "  actual:   %s %s -> %d%s%s", mock_fn_names[c->fn], live_args, *live_ret,
-                  live_msg ? ": " : "", live_msg ? live_msg : "");
-    } else {
-        sb_printf(t, "  actual:   %s %s", mock_fn_names[c->fn], live_args);
-    }
-    if (R.from_env) {
-        fprintf(stderr, "aclmock: %s\n", R.text.s);
-    }
+    return pick;
 }
 
 /* ----------------------------------------------------------------- hooks */
 
 bool replay_begin_locked(mock_call *c, aclError *code)
 {
-    if (R.mode != ACLMOCK_REPLAY_STRICT || R.state != RP_REPLAYING) {
+    if (R.mode != ACLMOCK_REPLAY_STRICT) {
+        return false;
+    }
+    if (R.state == RP_ERROR && !error_query(c->fn)) {
+        char reason[600];
+        snprintf(reason, sizeof(reason), "the trace could not be loaded: %s", R.error);
+        fail_diverged(c, code, reason);
+        return true;
+    }
+    if (R.state != RP_REPLAYING) {
         return false;
     }
     mock_tls *t = tls();
     if (t->rp_gen != R.gen) {
         t->rp_gen = R.gen;
-        t->rp_thread = R.bound < R.nthreads ? (int64_t)R.bound++ : -1;
+        t->rp_thread = bind_thread(c);
+    }
+    rp_thread *th = t->rp_thread >= 0 ? &R.threads[t->rp_thread] : NULL;
+    char reason[700] = "";
+    size_t skip = 0, at = th ? next_match(th, c, &skip) : SIZE_MAX;
+    if (th && at == SIZE_MAX && (repeated_poll(th, c) || error_query(c->fn))) {
+        return false; /* an extra poll, or a query of the error a recorded failure set */
     }
     const rp_rec *r = NULL;
-    rp_thread *th = t->rp_thread >= 0 ? &R.threads[t->rp_thread] : NULL;
-    char reason[400] = "";
     if (!th) {
         snprintf(reason, sizeof(reason), "a new thread called, but all %zu threads of the trace are taken",
                  R.nthreads);
     } else if (th->next >= th->n) {
         snprintf(reason, sizeof(reason), "trace thread %llu has no more calls (it made %zu)",
                  (unsigned long long)th->id, th->n);
-    } else {
+    } else if (at == SIZE_MAX) {
         r = &R.recs[th->recs[th->next]];
-        if (r->fn != c->fn) {
-            snprintf(reason, sizeof(reason), "different function: the trace called %s, the program %s", r->fn_name,
-                     mock_fn_names[c->fn]);
-        } else {
-            rp_obj live;
-            if (!live_object(c->args, &live)) {
-                snprintf(reason, sizeof(reason), "the live arguments could not be read");
-            } else {
-                const char *key = first_difference(&r->args, &live);
-                if (key) {
-                    const char *tv = rj_get(&r->args, key), *lv = rj_get(&live, key);
-                    snprintf(reason, sizeof(reason), "different argument %s: trace %s, program %s", key,
-                             tv ? tv : "(absent)", lv ? lv : "(absent)");
-                }
-                rj_free(&live);
-            }
+        describe_mismatch(r, c, reason, sizeof(reason));
+        if (!reason[0]) {
+            snprintf(reason, sizeof(reason), "the call does not match the trace");
+        }
+    } else {
+        for (size_t i = th->next; i < at; i++) {
+            mark_begun(th->recs[i]); /* polls the program did not repeat */
+            R.matched++;
+        }
+        th->next = at;
+        r = &R.recs[th->recs[at]];
+        enum turn turn = wait_turn(th->recs[at], poll_patience(th, at), reason, sizeof(reason));
+        if (turn == TURN_EXTRA || turn == TURN_STOPPED) {
+            return false; /* an extra poll; or the replay stopped (diverged elsewhere, reloaded) */
+        }
+        if (!reason[0]) {
+            /* binds the ids seen first here; a conflict found only now
+             * (one trace id for two live ones) is a difference */
+            describe_mismatch(r, c, reason, sizeof(reason));
         }
     }
     if (reason[0]) {
         int64_t tid = th ? (int64_t)th->id : -1;
-        diverge(c, r, tid, th ? th->next + 1 : 0, reason, NULL);
-        *code = ACLMOCK_ERROR_REPLAY_DIVERGED;
-        fail(*code, "aclmock replay diverged from %s: %s (see aclmockReplayStatus)", R.path, reason);
+        replay_diverge(c, r, tid, th ? th->next + 1 : 0, reason, NULL);
+        fail_diverged(c, code, reason);
         return true;
     }
-    c->rp_rec = (int64_t)th->recs[th->next];
+    size_t rec = th->recs[th->next];
+    c->rp_rec = (int64_t)rec;
     th->next++;
     R.matched++;
-    if (r->ret != ACL_SUCCESS && !returns_value(c->fn)) {
+    mark_begun(rec);
+    if (r->live) {
+        c->rp_live = true; /* the mock decides: timing */
+        return false;
+    }
+    if (r->ret != ACL_SUCCESS && !returns_value(c->fn) && !failure_with_effect(r)) {
         if (r->msg) {
             fail_verbatim(r->ret, r->msg);
         } else {
@@ -256,40 +318,118 @@ bool replay_begin_locked(mock_call *c, aclError *code)
         *code = r->ret;
         return true;
     }
+    c->rp_check = r->ret != ACL_SUCCESS;
     return false;
+}
+
+/* A recorded success of a synchronisation with a timeout timed out in the
+ * mock (the replay got there sooner: recorded timeouts return at once): the
+ * record stays the next call, the program sees the timeout and waits again,
+ * for at most the order timeout. */
+static bool retry_wait(mock_call *c, const rp_rec *r, aclError rc)
+{
+    int64_t ti = tls()->rp_thread;
+    if (ti < 0 || r->ret != ACL_SUCCESS || !rc || rc != replay_poll_timeout(c->fn)) {
+        return false;
+    }
+    rp_thread *th = &R.threads[ti];
+    uint64_t now = now_ns();
+    if (!th->retry_since) {
+        th->retry_since = now;
+    }
+    if (now - th->retry_since > R.order_timeout_ms * 1000000ULL) {
+        return false;
+    }
+    th->next--;
+    R.matched--;
+    return true;
+}
+
+/* A failure with effect ran in the mock: same code, same out-values; the
+ * program gets the recorded message. */
+static void check_failure(mock_call *c, const rp_rec *r, aclError *rc)
+{
+    int64_t ti = tls()->rp_thread;
+    size_t call = ti >= 0 ? R.threads[ti].next : 0;
+    char reason[400] = "";
+    if (*rc != r->ret) {
+        snprintf(reason, sizeof(reason), "the call failed in the trace with %d but returned %d in the mock", r->ret,
+                 *rc);
+    } else {
+        rp_obj live;
+        if (rm_live_object(jb_str(&c->out), &live)) {
+            const char *key = rm_first_difference(&r->out, &live, true);
+            if (key) {
+                const char *tv = rj_get(&r->out, key), *lv = rj_get(&live, key);
+                snprintf(reason, sizeof(reason), "different out-value %s: trace %s, mock %s", key,
+                         tv ? tv : "(absent)", lv ? lv : "(absent)");
+            }
+            rj_free(&live);
+        }
+    }
+    if (reason[0]) {
+        replay_diverge(c, r, (int64_t)r->thread, call, reason, rc);
+        return;
+    }
+    mock_tls *t = tls();
+    if (r->msg && t->msg_len >= c->msg_len0) {
+        t->msg_len = c->msg_len0; /* the card's text, not the mock's */
+        t->msg[t->msg_len] = '\0';
+        fail_verbatim(r->ret, r->msg);
+    }
 }
 
 void replay_end_locked(mock_call *c, aclError *rc)
 {
     const rp_rec *r = &R.recs[c->rp_rec];
-    if (c->faulted) {
+    if (c->faulted || (c->rp_live && *rc != ACL_SUCCESS)) {
         return;
     }
     if (returns_value(c->fn)) {
         *rc = r->ret;
         return;
     }
+    if (c->rp_check) {
+        check_failure(c, r, rc);
+        return;
+    }
     if (*rc != ACL_SUCCESS) {
+        if (retry_wait(c, r, *rc)) {
+            return;
+        }
         if (R.state == RP_REPLAYING) {
             char reason[200];
             snprintf(reason, sizeof(reason), "the call succeeded in the trace but failed in the mock with %d", *rc);
             int64_t thread = tls()->rp_thread;
-            diverge(c, r, (int64_t)r->thread, thread >= 0 ? R.threads[thread].next : 0, reason, rc);
+            replay_diverge(c, r, (int64_t)r->thread, thread >= 0 ? R.threads[thread].next : 0, reason, rc);
         }
         return;
+    }
+    int64_t ti = tls()->rp_thread;
+    if (ti >= 0) {
+        R.threads[ti].retry_since = 0;
     }
     rp_obj live;
-    if (!live_object(c->out, &live)) {
+    if (!rm_live_object(jb_str(&c->out), &live)) {
         return;
     }
-    for (size_t i = 0; i < r->out.n; i++) {
-        sym a, b;
-        const char *lv = rj_get(&live, r->out.kv[i].key);
-        if (lv && sym_parse(r->out.kv[i].raw, &a) && sym_parse(lv, &b) && a.kind == b.kind) {
-            bind_ids(a.kind, a.id, b.id, true);
-        }
-    }
+    rm_bind_outputs(&r->out, &live);
     rj_free(&live);
+}
+
+/* ------------------------------------------------------------ out-values */
+
+/* Lenient aclrtGetMemInfo: the total from the trace, free memory the mock's
+ * own - but never more than that total. */
+static bool lenient_free(mock_call *c, uint64_t *v)
+{
+    const rp_rec *r = replay_fact_for(c);
+    uint64_t total = 0;
+    if (r && rj_u64(rj_get(&r->out, "total"), &total) && *v > total) {
+        *v = total;
+        return true;
+    }
+    return false;
 }
 
 static const char *out_raw(mock_call *c, const char *key)
@@ -298,7 +438,7 @@ static const char *out_raw(mock_call *c, const char *key)
         return NULL;
     }
     if (R.mode == ACLMOCK_REPLAY_STRICT) {
-        return c->rp_rec >= 0 ? rj_get(&R.recs[c->rp_rec].out, key) : NULL;
+        return c->rp_rec >= 0 && !c->rp_check && !c->rp_live ? rj_get(&R.recs[c->rp_rec].out, key) : NULL;
     }
     if (R.mode != ACLMOCK_REPLAY_LENIENT) {
         return NULL;
@@ -312,174 +452,27 @@ static const char *out_raw(mock_call *c, const char *key)
 
 bool replay_out_i64(mock_call *c, const char *key, int64_t *v) { return rj_i64(out_raw(c, key), v); }
 
-bool replay_out_u64(mock_call *c, const char *key, uint64_t *v) { return rj_u64(out_raw(c, key), v); }
+bool replay_out_u64(mock_call *c, const char *key, uint64_t *v)
+{
+    if (R.mode == ACLMOCK_REPLAY_LENIENT && R.state != RP_ERROR && c->fn == FN_aclrtGetMemInfo &&
+        strcmp(key, "free") == 0) {
+        return lenient_free(c, v);
+    }
+    return rj_u64(out_raw(c, key), v);
+}
 
 bool replay_out_f64(mock_call *c, const char *key, double *v) { return rj_f64(out_raw(c, key), v); }
 
 bool replay_out_str(mock_call *c, const char *key, const char **s)
 {
     /* strings live in the record's raw text; unescape into a per-thread copy */
-    static __thread char buf[4096];
+    static __thread char *buf;
     const char *raw = out_raw(c, key);
     if (!raw) {
         return false;
     }
-    char *v = rj_string(raw);
-    if (v) {
-        snprintf(buf, sizeof(buf), "%s", v);
-        free(v);
-        *s = buf;
-    } else {
-        *s = NULL;
-    }
+    free(buf);
+    buf = rj_string(raw);
+    *s = buf;
     return true;
-}
-
-/* --------------------------------------------------------------- control */
-
-static int mode_from_env(void)
-{
-    const char *m = getenv("ASCENDCL_MOCK_REPLAY_MODE");
-    if (!m || !*m || strcmp(m, "strict") == 0) {
-        return ACLMOCK_REPLAY_STRICT;
-    }
-    if (strcmp(m, "lenient") == 0) {
-        return ACLMOCK_REPLAY_LENIENT;
-    }
-    fprintf(stderr, "aclmock: ASCENDCL_MOCK_REPLAY_MODE=%s is neither strict nor lenient; using strict\n", m);
-    return ACLMOCK_REPLAY_STRICT;
-}
-
-void replay_reset_locked(void)
-{
-    replay_clear_locked();
-    const char *path = getenv("ASCENDCL_MOCK_REPLAY");
-    if (!path || !*path) {
-        return;
-    }
-    if (!replay_load_locked(path, mode_from_env())) {
-        fprintf(stderr, "aclmock: cannot replay ASCENDCL_MOCK_REPLAY=%s: %s\n", path, R.error);
-    }
-    R.from_env = true;
-    replay_apply_facts_locked();
-}
-
-static void status_json(strbuf *b)
-{
-    static const char *const modes[] = {"off", "strict", "lenient"};
-    char q[1200];
-    size_t remaining = 0, next = SIZE_MAX;
-    for (size_t i = 0; i < R.nthreads; i++) {
-        const rp_thread *t = &R.threads[i];
-        remaining += t->n - t->next;
-        if (t->next < t->n && t->recs[t->next] < next) {
-            next = t->recs[t->next];
-        }
-    }
-    const char *state = "off";
-    if (R.mode != ACLMOCK_REPLAY_OFF) {
-        state = R.state == RP_ERROR      ? "error"
-                : R.state == RP_DIVERGED ? "diverged"
-                : R.mode == ACLMOCK_REPLAY_STRICT && remaining == 0 ? "complete"
-                                                                     : "replaying";
-    }
-    int mode = R.mode >= 0 && R.mode <= 2 ? R.mode : 0;
-    json_quote(R.path ? R.path : "", q, sizeof(q));
-    sb_printf(b, "{\"mode\":\"%s\",\"trace\":%s,\"state\":\"%s\",\"matched\":%llu,\"calls\":%zu,\"remaining\":%zu",
-              modes[mode], R.path ? q : "null", state, (unsigned long long)R.matched, R.nrecs, remaining);
-    if (next != SIZE_MAX && R.mode == ACLMOCK_REPLAY_STRICT) {
-        const rp_rec *r = &R.recs[next];
-        sb_printf(b, ",\"next\":{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":%s}", (unsigned long long)r->seq,
-                  (unsigned long long)r->thread, r->fn_name, r->args_raw);
-    }
-    json_quote(R.fact_soc, q, sizeof(q));
-    sb_printf(b, ",\"facts\":{\"device_count\":%lld,\"hbm_bytes\":%llu,\"soc_name\":%s}", (long long)R.fact_devices,
-              (unsigned long long)R.fact_hbm, R.fact_soc[0] ? q : "null");
-    sb_printf(b, ",\"divergence\":%s", R.divergence.len ? R.divergence.s : "null");
-    if (R.state == RP_ERROR) {
-        json_quote(R.error, q, sizeof(q));
-        sb_printf(b, ",\"error\":%s", q);
-    }
-    strbuf text = {0};
-    if (R.text.len) {
-        sb_append(&text, R.text.s, R.text.len);
-    } else if (R.mode == ACLMOCK_REPLAY_STRICT && R.state == RP_REPLAYING && next != SIZE_MAX) {
-        const rp_rec *r = &R.recs[next];
-        sb_printf(&text, "strict replay of %s: %llu of %zu calls matched; not made yet: trace seq %llu %s %s",
-                  R.path, (unsigned long long)R.matched, R.nrecs, (unsigned long long)r->seq, r->fn_name,
-                  r->args_raw);
-    } else if (R.state == RP_REPLAYING && R.mode == ACLMOCK_REPLAY_LENIENT) {
-        sb_printf(&text, "lenient replay of %s: the device model and fact queries come from its %zu calls", R.path,
-                  R.nrecs);
-    } else if (R.state == RP_REPLAYING) {
-        sb_printf(&text, "%s replay of %s: %llu of %zu calls matched", modes[mode], R.path,
-                  (unsigned long long)R.matched, R.nrecs);
-    } else if (R.state == RP_ERROR) {
-        sb_printf(&text, "cannot replay %s: %s", R.path ? R.path : "?", R.error);
-    }
-    char *qt = malloc(text.len * 6 + 8);
-    if (!qt) {
-        abort();
-    }
-    json_quote(text.s ? text.s : "", qt, text.len * 6 + 8);
-    sb_printf(b, ",\"text\":%s}", qt);
-    free(qt);
-    sb_free(&text);
-}
-
-ACLMOCK_EXPORT int32_t aclmockReplayLoad(const char *path, int32_t mode)
-{
-    if (mode != ACLMOCK_REPLAY_OFF && mode != ACLMOCK_REPLAY_STRICT && mode != ACLMOCK_REPLAY_LENIENT) {
-        return ACL_ERROR_INVALID_PARAM;
-    }
-    mock_lock();
-    int32_t rc = ACL_SUCCESS;
-    if (!path || mode == ACLMOCK_REPLAY_OFF) {
-        replay_clear_locked();
-    } else if (!replay_load_locked(path, mode)) {
-        rc = strstr(R.error, "cannot open") ? ACL_ERROR_INVALID_FILE : ACL_ERROR_PARSE_FILE;
-    } else {
-        replay_apply_facts_locked();
-    }
-    mock_unlock();
-    return rc;
-}
-
-ACLMOCK_EXPORT size_t aclmockReplayStatus(char *buf, size_t cap)
-{
-    strbuf b = {0};
-    mock_lock();
-    status_json(&b);
-    mock_unlock();
-    size_t len = b.len;
-    if (buf && cap) {
-        size_t n = len < cap - 1 ? len : cap - 1;
-        memcpy(buf, b.s, n);
-        buf[n] = '\0';
-    }
-    sb_free(&b);
-    return len;
-}
-
-/* At exit, a replay started by the environment reports how it went. */
-__attribute__((destructor)) static void replay_report_at_exit(void)
-{
-    mock_lock();
-    if (R.from_env) {
-        strbuf b = {0};
-        status_json(&b);
-        const char *report = getenv("ASCENDCL_MOCK_REPLAY_REPORT");
-        FILE *f = report && *report ? fopen(report, "w") : NULL;
-        if (f) {
-            fprintf(f, "%s\n", b.s);
-            fclose(f);
-        }
-        bool done = strstr(b.s, "\"state\":\"complete\"") || R.mode == ACLMOCK_REPLAY_LENIENT;
-        if (!done && R.state != RP_DIVERGED) {
-            fprintf(stderr, "aclmock: strict replay of %s did not complete: %llu of %zu calls matched\n", R.path,
-                    (unsigned long long)R.matched, R.nrecs);
-        }
-        sb_free(&b);
-    }
-    mock_unlock();
 }

@@ -24,6 +24,9 @@ typedef struct rp_obj {
 /* Parses the object in text[0..len). False (and *out empty) if malformed. */
 bool rj_object(const char *text, size_t len, rp_obj *out);
 void rj_free(rp_obj *o);
+/* Whether text[0..len) is one valid JSON value (RFC 8259, nesting at most
+ * 64 deep). text must be NUL-terminated at len. */
+bool rj_valid(const char *text, size_t len);
 /* The raw value of `key`, or NULL. */
 const char *rj_get(const rp_obj *o, const char *key);
 /* A raw JSON string, unescaped (malloc'd); NULL for null or a non-string. */
@@ -43,18 +46,25 @@ typedef struct rp_rec {
     char *args_raw; /* "{...}", for reports */
     bool has_msg;
     char *msg; /* unescaped "msg" of a failing call, NULL if none */
+    uint64_t t_ns; /* recorded start, 0 if absent */
+    size_t rank;   /* position in the order calls started (t_ns, then seq) */
+    bool poll;     /* skippable: a timed-out wait (replay_poll_timeout) or any aclrtProcessReport */
+    bool live;     /* run in the mock, whose result stands: aclrtProcessReport */
 } rp_rec;
 
 /* The calls of one trace thread, in order. */
 typedef struct rp_thread {
     uint64_t id;
-    size_t *recs;
+    size_t *recs; /* in the order they started */
     size_t n, cap, next;
+    bool taken; /* a live thread is bound to it */
+    uint64_t retry_since; /* a recorded success of a wait first timed out here (now_ns), 0 none */
 } rp_thread;
 
 enum rp_state_kind { RP_OFF = 0, RP_REPLAYING, RP_DIVERGED, RP_ERROR };
 
 #define RP_KINDS 7 /* c s e p m h v */
+#define RP_MAX_LINE (16u << 20) /* longest trace line read, bytes */
 
 typedef struct rp_state {
     int mode;  /* aclmockReplayMode */
@@ -72,6 +82,10 @@ typedef struct rp_state {
     ptrmap fwd[RP_KINDS]; /* trace id + 2 -> live id */
     ptrmap rev[RP_KINDS]; /* live id + 2 -> trace id */
     uint64_t matched;
+    /* order between threads: begun[rank] once the call of that rank started */
+    bool *begun;
+    size_t low;              /* every rank below has begun */
+    uint64_t order_timeout_ms; /* longest wait for another thread's call */
     strbuf divergence; /* JSON object of the first divergence */
     strbuf text;       /* its human-readable form */
     char error[512];
@@ -83,6 +97,9 @@ typedef struct rp_state {
 
 extern rp_state R;
 
+/* Default of ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS. */
+#define RP_ORDER_TIMEOUT_MS 20000u
+
 /* Loads `path` (mode strict or lenient) into R, replacing what was there;
  * false with R.error set on failure (R.state is then RP_ERROR). */
 bool replay_load_locked(const char *path, int mode);
@@ -91,5 +108,30 @@ void replay_clear_locked(void);
 void replay_apply_facts_locked(void);
 /* Lenient: a successful record of c's function with the same arguments. */
 const rp_rec *replay_fact_for(const mock_call *c);
+
+/* The timeout code of a wait function (a poll), or 0 for other functions. */
+int replay_poll_timeout(int fn);
+
+/* ------------------------------------------------- replay_match.c: values */
+
+/* Whether a trace value and a live value are the same; symbolic ids compare
+ * through the trace<->mock bijection, bound on first use when `bind`. */
+bool rm_same_value(const char *trace, const char *live, bool bind);
+/* The first key whose values differ, or NULL. */
+const char *rm_first_difference(const rp_obj *trace, const rp_obj *live, bool bind);
+/* Whether live call c is the call of record r (function and arguments),
+ * binding nothing. */
+bool rm_matches(const rp_rec *r, const mock_call *c);
+/* Parses the members text of a live call ("k":v,...) as an object. */
+bool rm_live_object(const char *body, rp_obj *out);
+/* Binds the ids a call created (its out-values) to the record's. */
+void rm_bind_outputs(const rp_obj *trace_out, const rp_obj *live_out);
+
+/* ------------------------------------------------ replay_report.c: reports */
+
+/* Records the first divergence (R.state becomes RP_DIVERGED). r is the
+ * expected record (NULL: none); live_ret the live result (NULL: not run). */
+void replay_diverge(const mock_call *c, const rp_rec *r, int64_t thread, size_t call, const char *reason,
+                    const int *live_ret);
 
 #endif /* ACLMOCK_INTERNAL_REPLAY_H */

@@ -262,6 +262,185 @@ char *rj_string(const char *raw)
     return r;
 }
 
+/* ------------------------------------------------------------ validation */
+
+#define RJ_MAX_DEPTH 64
+
+/* A string at s->p (RFC 8259: escapes, no raw control characters, UTF-8). */
+static bool valid_string(scan *s)
+{
+    if (s->p >= s->end || *s->p != '"') {
+        return false;
+    }
+    s->p++;
+    while (s->p < s->end) {
+        unsigned char ch = (unsigned char)*s->p;
+        if (ch == '"') {
+            s->p++;
+            return true;
+        }
+        if (ch < 0x20) {
+            return false;
+        }
+        if (ch == '\\') {
+            if (s->p + 1 >= s->end) {
+                return false;
+            }
+            char e = s->p[1];
+            if (e == 'u') {
+                if (s->end - s->p < 6) {
+                    return false;
+                }
+                for (int d = 2; d < 6; d++) {
+                    if (hexval(s->p[d]) < 0) {
+                        return false;
+                    }
+                }
+                s->p += 6;
+            } else if (strchr("\"\\/bfnrt", e) && e) {
+                s->p += 2;
+            } else {
+                return false;
+            }
+            continue;
+        }
+        size_t n = json_utf8_len((const unsigned char *)s->p);
+        if (!n || s->p + n > s->end) {
+            return false;
+        }
+        s->p += n;
+    }
+    return false;
+}
+
+static size_t digits(scan *s)
+{
+    const char *start = s->p;
+    while (s->p < s->end && *s->p >= '0' && *s->p <= '9') {
+        s->p++;
+    }
+    return (size_t)(s->p - start);
+}
+
+static bool valid_number(scan *s)
+{
+    if (s->p < s->end && *s->p == '-') {
+        s->p++;
+    }
+    bool zero = s->p < s->end && *s->p == '0';
+    size_t n = digits(s);
+    if (!n || (zero && n > 1)) {
+        return false;
+    }
+    if (s->p < s->end && *s->p == '.') {
+        s->p++;
+        if (!digits(s)) {
+            return false;
+        }
+    }
+    if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+        s->p++;
+        if (s->p < s->end && (*s->p == '+' || *s->p == '-')) {
+            s->p++;
+        }
+        if (!digits(s)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool valid_literal(scan *s, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0) {
+        return false;
+    }
+    s->p += n;
+    return true;
+}
+
+/* After an object's '{' or ',': a key and its colon. */
+static bool valid_key(scan *s)
+{
+    skip_ws(s);
+    if (!valid_string(s)) {
+        return false;
+    }
+    skip_ws(s);
+    if (s->p >= s->end || *s->p != ':') {
+        return false;
+    }
+    s->p++;
+    return true;
+}
+
+bool rj_valid(const char *text, size_t len)
+{
+    scan s = {text, text + len};
+    char stack[RJ_MAX_DEPTH];
+    int depth = 0;
+    for (;;) {
+        /* a value */
+        skip_ws(&s);
+        if (s.p >= s.end) {
+            return false;
+        }
+        char ch = *s.p;
+        bool ok = true;
+        if (ch == '{' || ch == '[') {
+            if (depth == RJ_MAX_DEPTH) {
+                return false;
+            }
+            stack[depth++] = ch;
+            s.p++;
+            skip_ws(&s);
+            if (s.p < s.end && *s.p == (ch == '{' ? '}' : ']')) {
+                s.p++;
+                depth--;
+            } else if (ch == '[' || valid_key(&s)) {
+                continue;
+            } else {
+                return false;
+            }
+        } else if (ch == '"') {
+            ok = valid_string(&s);
+        } else if (ch == 't') {
+            ok = valid_literal(&s, "true");
+        } else if (ch == 'f') {
+            ok = valid_literal(&s, "false");
+        } else if (ch == 'n') {
+            ok = valid_literal(&s, "null");
+        } else {
+            ok = valid_number(&s);
+        }
+        if (!ok) {
+            return false;
+        }
+        /* after a value: a separator, closing brackets, or the end */
+        for (;;) {
+            skip_ws(&s);
+            if (depth == 0) {
+                return s.p == s.end;
+            }
+            char top = stack[depth - 1];
+            if (s.p < s.end && *s.p == ',') {
+                s.p++;
+                if (top == '{' && !valid_key(&s)) {
+                    return false;
+                }
+                break;
+            }
+            if (s.p < s.end && *s.p == (top == '{' ? '}' : ']')) {
+                s.p++;
+                depth--;
+                continue;
+            }
+            return false;
+        }
+    }
+}
+
 bool rj_u64(const char *raw, uint64_t *v)
 {
     if (!raw || raw[0] < '0' || raw[0] > '9') {

@@ -6,9 +6,11 @@
  */
 #include "replay.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 rp_state R;
 
@@ -23,6 +25,7 @@ void replay_clear_locked(void)
         rj_free(&r->out);
     }
     free(R.recs);
+    free(R.begun);
     for (size_t i = 0; i < R.nthreads; i++) {
         free(R.threads[i].recs);
     }
@@ -84,7 +87,7 @@ static bool fact_function(int fn)
 static bool add_record(const char *line, size_t len, size_t lineno)
 {
     rp_obj top;
-    if (!rj_object(line, len, &top)) {
+    if (!rj_valid(line, len) || !rj_object(line, len, &top)) {
         snprintf(R.error, sizeof(R.error), "line %zu is not a JSON object", lineno);
         return false;
     }
@@ -107,6 +110,11 @@ static bool add_record(const char *line, size_t len, size_t lineno)
     }
     r.fn = mock_fn_lookup(r.fn_name);
     r.ret = (int)ret_v;
+    if (!rj_u64(rj_get(&top, "t_ns"), &r.t_ns)) {
+        r.t_ns = 0;
+    }
+    r.live = r.fn == FN_aclrtProcessReport && (ret_v == 0 || ret_v == ACL_ERROR_RT_REPORT_TIMEOUT);
+    r.poll = r.live || (replay_poll_timeout(r.fn) && ret_v == replay_poll_timeout(r.fn));
     r.args_raw = strdup(args);
     const char *msg = rj_get(&top, "msg");
     r.has_msg = msg != NULL;
@@ -128,7 +136,7 @@ static bool add_record(const char *line, size_t len, size_t lineno)
 static bool check_header(const char *line, size_t len)
 {
     rp_obj h;
-    if (!rj_object(line, len, &h)) {
+    if (!rj_valid(line, len) || !rj_object(line, len, &h)) {
         snprintf(R.error, sizeof(R.error), "the header is not a JSON object");
         return false;
     }
@@ -192,6 +200,9 @@ static void find_facts(void)
     if (!total && rj_u64(rj_get(&h, "hbm_bytes"), &hv)) {
         total = first_free = hv;
     }
+    if (first_free > total) {
+        first_free = total; /* an edited trace: free memory never exceeds the total */
+    }
     if (!soc) {
         soc = rj_string(rj_get(&h, "soc_name"));
     }
@@ -206,35 +217,119 @@ static void find_facts(void)
     rj_free(&h);
 }
 
+/* Reads the next line into *line (emptied first), bounded by RP_MAX_LINE:
+ * -1 at the end of the file, 0 for a line, 1 for one that is too long, 2 for
+ * one with a NUL byte. */
+static int read_line(FILE *f, strbuf *line)
+{
+    line->len = 0;
+    if (line->s) {
+        line->s[0] = '\0';
+    }
+    char buf[4096];
+    size_t n = 0;
+    bool nul = false, any = false;
+    int ch;
+    while ((ch = getc_unlocked(f)) != EOF) {
+        any = true;
+        if (ch == '\n') {
+            break;
+        }
+        nul |= ch == 0;
+        buf[n++] = (char)ch;
+        if (n == sizeof(buf)) {
+            sb_append(line, buf, n);
+            n = 0;
+            if (line->len > RP_MAX_LINE) {
+                return 1;
+            }
+        }
+    }
+    if (n) {
+        sb_append(line, buf, n);
+    }
+    if (!any) {
+        return -1;
+    }
+    return line->len > RP_MAX_LINE ? 1 : nul ? 2 : 0;
+}
+
+/* Ranks the records in the order the calls started (t_ns, then seq) and
+ * lists each thread's records in that order. */
+static size_t *sort_keys;
+static int by_start(const void *a, const void *b)
+{
+    const rp_rec *x = &R.recs[*(const size_t *)a], *y = &R.recs[*(const size_t *)b];
+    if (x->t_ns != y->t_ns) {
+        return x->t_ns < y->t_ns ? -1 : 1;
+    }
+    return x->seq < y->seq ? -1 : x->seq > y->seq ? 1 : 0;
+}
+
+static void order_records(void)
+{
+    sort_keys = malloc((R.nrecs ? R.nrecs : 1) * sizeof(*sort_keys));
+    R.begun = calloc(R.nrecs ? R.nrecs : 1, sizeof(*R.begun));
+    if (!sort_keys || !R.begun) {
+        abort();
+    }
+    for (size_t i = 0; i < R.nrecs; i++) {
+        sort_keys[i] = i;
+    }
+    qsort(sort_keys, R.nrecs, sizeof(*sort_keys), by_start);
+    for (size_t k = 0; k < R.nrecs; k++) {
+        rp_rec *r = &R.recs[sort_keys[k]];
+        r->rank = k;
+        /* no call waits for a poll: how often a thread polls is timing */
+        R.begun[k] = r->poll;
+        thread_push(thread_for(r->thread), sort_keys[k]);
+    }
+    while (R.low < R.nrecs && R.begun[R.low]) {
+        R.low++;
+    }
+    free(sort_keys);
+    sort_keys = NULL;
+}
+
 bool replay_load_locked(const char *path, int mode)
 {
     replay_clear_locked();
     R.mode = mode;
     R.path = strdup(path);
     R.state = RP_ERROR;
+    /* Only a regular file: a directory reads as empty, /dev/zero never ends,
+     * and opening a FIFO would block until a writer comes. */
+    struct stat pre;
+    if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode)) {
+        snprintf(R.error, sizeof(R.error), "cannot open the trace: not a regular file");
+        return false;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(R.error, sizeof(R.error), "cannot open the trace");
+        snprintf(R.error, sizeof(R.error), "cannot open the trace: %s", strerror(errno));
+        return false;
+    }
+    struct stat st; /* the file opened may not be the one checked */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(R.error, sizeof(R.error), "cannot open the trace: not a regular file");
+        fclose(f);
         return false;
     }
     strbuf line = {0};
     size_t lineno = 0;
     bool ok = true;
-    char chunk[8192];
     for (;;) {
-        sb_free(&line);
-        bool eof = true;
-        while (fgets(chunk, sizeof(chunk), f)) {
-            eof = false;
-            sb_append(&line, chunk, strlen(chunk));
-            if (line.len && line.s[line.len - 1] == '\n') {
-                break;
-            }
-        }
-        if (eof) {
+        int got = read_line(f, &line);
+        if (got < 0) {
             break;
         }
         lineno++;
+        if (got > 0) {
+            snprintf(R.error, sizeof(R.error), "line %zu is %s", lineno,
+                     got == 1 ? "longer than a trace line may be (16 MiB)" : "not text (a NUL byte)");
+            ok = false;
+            break;
+        }
         while (line.len && (line.s[line.len - 1] == '\n' || line.s[line.len - 1] == '\r')) {
             line.s[--line.len] = '\0';
         }
@@ -259,9 +354,7 @@ bool replay_load_locked(const char *path, int mode)
     if (!ok) {
         return false;
     }
-    for (size_t i = 0; i < R.nrecs; i++) {
-        thread_push(thread_for(R.recs[i].thread), i);
-    }
+    order_records();
     find_facts();
     R.state = RP_REPLAYING;
     return true;
@@ -303,10 +396,13 @@ const rp_rec *replay_fact_for(const mock_call *c)
     if (!R.nfacts) {
         return NULL;
     }
-    char buf[sizeof(c->args) + 2];
-    int n = snprintf(buf, sizeof(buf), "{%s}", c->args);
+    jbuf buf;
+    jb_init(&buf);
+    jb_printf(&buf, "{%s}", jb_str(&c->args));
     rp_obj live;
-    if (n < 0 || !rj_object(buf, (size_t)n, &live)) {
+    bool ok = rj_object(jb_str(&buf), buf.len, &live);
+    jb_free(&buf);
+    if (!ok) {
         return NULL;
     }
     const rp_rec *found = NULL;

@@ -6,6 +6,8 @@
  */
 #include "mock.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +136,16 @@ static void read_env_config(void)
     }
     v = getenv("ASCENDCL_MOCK_STREAM_DELAY_US");
     if (v && *v) {
-        G.delay_us = strtoull(v, NULL, 10);
+        /* a plain decimal in range: strtoull would wrap "-1" to an endless delay */
+        char *end = NULL;
+        errno = 0;
+        unsigned long long us = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : ULLONG_MAX;
+        if (!errno && end && *end == '\0' && us <= MOCK_MAX_DELAY_US) {
+            G.delay_us = us;
+        } else {
+            fprintf(stderr, "aclmock: ignoring ASCENDCL_MOCK_STREAM_DELAY_US=%s (want 0..%llu)\n", v,
+                    (unsigned long long)MOCK_MAX_DELAY_US);
+        }
     }
     v = getenv("ASCENDCL_MOCK_ABORT_ON_MISUSE");
     G.abort_on_misuse = v && strcmp(v, "1") == 0;

@@ -131,6 +131,12 @@ typedef enum aclmockReplayMode {
 
 /* Returned by the first call that differs from the trace in strict mode. */
 #define ACLMOCK_ERROR_REPLAY_DIVERGED 599999
+/* Exit status of a process whose replay from ASCENDCL_MOCK_REPLAY failed (the
+ * trace could not be loaded, a call diverged, or a strict replay did not make
+ * every call): the mock reports on stderr and ends the process with it at
+ * exit. ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS (default 20000) bounds how long
+ * a call waits for another thread's call that preceded it in the trace. */
+#define ACLMOCK_REPLAY_FAILED_EXIT 86
 
 /* Loads a trace (replacing any replay; NULL or ACLMOCK_REPLAY_OFF stops).
  * 0, 100003 if the file cannot be opened, 100006 if it is not a version 1

@@ -1,6 +1,10 @@
 //! A small JSON reader and writer for traces and replay reports (this crate
 //! has no JSON dependency). Numbers keep their text, so 64-bit values and
 //! the traces' fixed-point floats read back exactly.
+//!
+//! The reader is strict (RFC 8259: no raw control characters in strings,
+//! only the defined escapes, UTF-8 text, the number grammar) and bounded:
+//! nesting deeper than [`MAX_DEPTH`] is an error, not a stack overflow.
 
 use std::fmt::Write as _;
 
@@ -21,12 +25,17 @@ pub enum Value {
     Object(Vec<(String, Value)>),
 }
 
+/// The deepest nesting of arrays and objects the reader accepts (a trace
+/// line nests three deep).
+pub const MAX_DEPTH: usize = 128;
+
 impl Value {
     /// Parses one JSON value (surrounding whitespace allowed).
     pub fn parse(text: &str) -> Result<Value, String> {
         let mut p = Parser {
             s: text.as_bytes(),
             i: 0,
+            depth: 0,
         };
         let v = p.value()?;
         p.ws();
@@ -146,6 +155,7 @@ pub fn quote(s: &str) -> String {
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -163,8 +173,21 @@ impl Parser<'_> {
         self.ws();
         match self.s.get(self.i) {
             None => self.err("unexpected end"),
-            Some(b'{') => self.object(),
-            Some(b'[') => self.array(),
+            Some(b'{' | b'[') if self.depth >= MAX_DEPTH => {
+                self.err(&format!("nested deeper than {MAX_DEPTH}"))
+            }
+            Some(b'{') => {
+                self.depth += 1;
+                let v = self.object();
+                self.depth -= 1;
+                v
+            }
+            Some(b'[') => {
+                self.depth += 1;
+                let v = self.array();
+                self.depth -= 1;
+                v
+            }
             Some(b'"') => self.string().map(Value::String),
             Some(b't') => self.literal("true", Value::Bool(true)),
             Some(b'f') => self.literal("false", Value::Bool(false)),
@@ -183,21 +206,77 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Value, String> {
+    fn digits(&mut self) -> usize {
         let start = self.i;
-        while self.i < self.s.len()
-            && matches!(
-                self.s[self.i],
-                b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
-            )
-        {
+        while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
             self.i += 1;
         }
-        let text = std::str::from_utf8(&self.s[start..self.i]).map_err(|e| e.to_string())?;
-        if text.parse::<f64>().is_err() {
+        self.i - start
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    fn number(&mut self) -> Result<Value, String> {
+        let start = self.i;
+        if self.s.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        let lead = self.s.get(self.i).copied();
+        let int = self.digits();
+        if int == 0 || (lead == Some(b'0') && int > 1) {
             return self.err("bad number");
         }
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return self.err("bad number");
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return self.err("bad number");
+            }
+        }
+        let text = std::str::from_utf8(&self.s[start..self.i]).map_err(|e| e.to_string())?;
         Ok(Value::Number(text.to_string()))
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let hex = self
+            .s
+            .get(self.i..self.i + 4)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u32::from_str_radix(h, 16).ok());
+        let Some(v) = hex else {
+            return self.err("bad \\u escape");
+        };
+        self.i += 4;
+        Ok(v)
+    }
+
+    /// The code point of a `\u` escape (the `\u` read), joining a surrogate pair.
+    fn unicode_escape(&mut self) -> Result<char, String> {
+        let hi = self.hex4()?;
+        let cp = match hi {
+            0xD800..=0xDBFF => {
+                if self.s.get(self.i..self.i + 2) != Some(b"\\u") {
+                    return self.err("lone surrogate");
+                }
+                self.i += 2;
+                let lo = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&lo) {
+                    return self.err("lone surrogate");
+                }
+                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+            }
+            0xDC00..=0xDFFF => return self.err("lone surrogate"),
+            cp => cp,
+        };
+        char::from_u32(cp).map_or_else(|| self.err("bad \\u escape"), Ok)
     }
 
     fn string(&mut self) -> Result<String, String> {
@@ -221,27 +300,20 @@ impl Parser<'_> {
                         b'r' => out.push(b'\r'),
                         b'b' => out.push(8),
                         b'f' => out.push(12),
+                        b'"' | b'\\' | b'/' => out.push(e),
                         b'u' => {
-                            let hex = self
-                                .s
-                                .get(self.i..self.i + 4)
-                                .and_then(|h| std::str::from_utf8(h).ok())
-                                .and_then(|h| u32::from_str_radix(h, 16).ok());
-                            let Some(cp) = hex else {
-                                return self.err("bad \\u escape");
-                            };
-                            self.i += 4;
-                            let ch = char::from_u32(cp).unwrap_or('\u{fffd}');
+                            let ch = self.unicode_escape()?;
                             let mut buf = [0u8; 4];
                             out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
                         }
-                        other => out.push(other),
+                        _ => return self.err("unknown escape"),
                     }
                 }
+                0..=0x1f => return self.err("control character in a string"),
                 other => out.push(other),
             }
         }
-        Ok(String::from_utf8_lossy(&out).into_owned())
+        String::from_utf8(out).or_else(|_| self.err("string is not UTF-8"))
     }
 
     fn array(&mut self) -> Result<Value, String> {
@@ -314,5 +386,41 @@ mod tests {
         assert_eq!(Value::parse(&v.to_string()).unwrap(), v);
         assert!(Value::parse("{\"a\":}").is_err());
         assert!(Value::parse("[1,2").is_err());
+    }
+
+    #[test]
+    fn the_reader_rejects_what_rfc_8259_does_not_allow() {
+        for bad in [
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "-",
+            "1e",
+            "\"a\\u0\"",
+            "\"\\x\"",
+            "\"\t\"",
+            "\"\\ud800\"",
+            "\"\\udc00x\"",
+            "[1,]",
+            "{\"a\":1,}",
+            "nul",
+        ] {
+            assert!(Value::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        let pair = Value::parse("\"\\ud83d\\ude00\"").unwrap();
+        assert_eq!(pair.as_str(), Some("\u{1f600}"));
+        assert_eq!(Value::parse("-0.5e+3").unwrap().as_f64(), Some(-500.0));
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_an_error_not_a_stack_overflow() {
+        let deep = "[".repeat(20_000) + &"]".repeat(20_000);
+        let e = Value::parse(&deep).unwrap_err();
+        assert!(e.contains("nested deeper"), "{e}");
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(Value::parse(&ok).is_ok());
+        let obj = "{\"a\":".repeat(20_000);
+        assert!(Value::parse(&obj).is_err());
     }
 }

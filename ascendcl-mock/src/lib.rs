@@ -59,7 +59,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 pub use control::{Fault, LiveCounts, Misuse, Mock, Resource};
 pub use journal::JournalEntry;
 pub use record::Recorder;
-pub use replay::{Call, Divergence, REPLAY_DIVERGED, ReplayMode, ReplayState, ReplayStatus};
+pub use replay::{
+    Call, Divergence, REPLAY_DIVERGED, REPLAY_FAILED_EXIT, ReplayMode, ReplayState, ReplayStatus,
+};
 
 /// Path of the mock `libascendcl.so` built by this crate.
 pub const LIBRARY_PATH: &str = env!("ASCENDCL_MOCK_LIBRARY_PATH");
@@ -117,7 +119,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("ASCENDCL_MOCK_SOC_NAME", "SoC name (default Ascend910B1)"),
     (
         "ASCENDCL_MOCK_STREAM_DELAY_US",
-        "delay before each stream task, in µs (default 0)",
+        "delay before each stream task, in µs, 0 to 1000000 (default 0; other values are ignored)",
     ),
     (
         "ASCENDCL_MOCK_FAULTS",
@@ -137,7 +139,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ),
     (
         "ASCENDCL_MOCK_REPLAY",
-        "a trace to replay (see Mock::replay); also configures device count, HBM and SoC from it",
+        "a trace to replay (see Mock::replay); also configures device count, HBM and SoC from it. A failed replay (unloadable trace, divergence, strict calls not made) ends the process with exit status 86",
     ),
     (
         "ASCENDCL_MOCK_REPLAY_MODE",
@@ -146,6 +148,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     (
         "ASCENDCL_MOCK_REPLAY_REPORT",
         "file that receives the replay status (JSON) when the process exits",
+    ),
+    (
+        "ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS",
+        "longest a replayed call waits for another thread's call that preceded it in the trace, ms (1 to 600000, default 20000)",
     ),
 ];
 

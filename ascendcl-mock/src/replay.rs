@@ -31,6 +31,12 @@ use crate::trace::{Value, header_line};
 /// (`ACLMOCK_ERROR_REPLAY_DIVERGED`).
 pub const REPLAY_DIVERGED: i32 = 599_999;
 
+/// Exit status of a process whose replay from `ASCENDCL_MOCK_REPLAY` failed
+/// (`ACLMOCK_REPLAY_FAILED_EXIT`): the trace could not be loaded, a call
+/// diverged, or a strict replay did not make every call. The mock ends the
+/// process with it at exit, whatever status the program chose.
+pub const REPLAY_FAILED_EXIT: i32 = 86;
+
 /// How a trace is replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReplayMode {

@@ -213,7 +213,9 @@ impl Live {
         };
         self.add(r.seq, count, 1);
         if let Some(bytes) = bytes {
+            // a hostile size saturates instead of overflowing
             let size = r.arg("size").and_then(Value::as_u64).unwrap_or(0);
+            let size = size.min(i64::MAX as u64);
             self.sizes.insert(sym, size);
             self.add(r.seq, bytes, size as i64);
         }
@@ -318,7 +320,7 @@ pub fn summarize(trace: &Trace) -> Summary {
         .into_iter()
         .map(|(f, mut d)| {
             d.sort_unstable();
-            let total: u64 = d.iter().sum();
+            let total = d.iter().fold(0u64, |a, &b| a.saturating_add(b));
             FunctionStats {
                 function: f.to_string(),
                 calls: d.len() as u64,

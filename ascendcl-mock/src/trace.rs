@@ -192,6 +192,9 @@ impl Symbol {
     }
 }
 
+/// The largest trace file [`Trace::read`] reads (4 GiB).
+pub const MAX_TRACE_BYTES: u64 = 4 << 30;
+
 /// A trace: its header and calls (one segment).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Trace {
@@ -202,12 +205,33 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Reads a trace file (its first segment).
+    /// Reads a trace file (its first segment). Only a regular file of at
+    /// most [`MAX_TRACE_BYTES`] is read: a device (`/dev/zero`), a FIFO or a
+    /// directory is an error, not an endless read or a blocked open.
     pub fn read(path: impl AsRef<Path>) -> Result<Trace, TraceError> {
-        let text = std::fs::read_to_string(path.as_ref()).map_err(|e| TraceError {
+        let path = path.as_ref();
+        let fail = |message: String| TraceError {
             line: 0,
-            message: format!("cannot read {}: {e}", path.as_ref().display()),
-        })?;
+            message: format!("cannot read {}: {message}", path.display()),
+        };
+        // checked before opening: opening a FIFO would block until a writer comes
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(fail("not a regular file".into()));
+        }
+        let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+        let meta = file.metadata().map_err(|e| fail(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(fail("not a regular file".into()));
+        }
+        if meta.len() > MAX_TRACE_BYTES {
+            return Err(fail(format!(
+                "{} bytes, more than the {MAX_TRACE_BYTES} a trace may have",
+                meta.len()
+            )));
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_TRACE_BYTES), &mut text)
+            .map_err(|e| fail(e.to_string()))?;
         Trace::parse(&text)
     }
 

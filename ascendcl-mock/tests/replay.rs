@@ -245,29 +245,35 @@ fn worker(t: &T, ctx: usize) {
     assert_eq!(t.free(p), OK);
 }
 
-#[test]
-fn threads_are_matched_each_in_its_own_order() {
-    let t = T::new();
-    let path = temp("threads");
+/// Records main (device, context), a worker (its part), then main again.
+fn record_threads(t: &T, name: &str) -> PathBuf {
+    let path = temp(name);
     assert_eq!(t.set_device(0), OK);
     let ctx = t.current_context().unwrap() as usize;
     std::thread::scope(|s| {
-        s.spawn(|| worker(&t, ctx));
+        s.spawn(|| worker(t, ctx));
     });
     let p = t.malloc(2048, HUGE_FIRST).unwrap();
     assert_eq!(t.free(p), OK);
     assert_eq!(t.reset_device(0), OK);
     t.s.save_trace(&path).unwrap();
-
-    // the main thread now does its part before the worker runs
     t.s.reset();
+    path
+}
+
+#[test]
+fn a_call_waits_for_the_other_threads_calls_that_preceded_it_in_the_trace() {
+    let t = T::new();
+    let path = record_threads(&t, "threads");
     t.s.replay(&path, ReplayMode::Strict).unwrap();
     assert_eq!(t.set_device(0), OK);
     let ctx = t.current_context().unwrap() as usize;
-    let p = t.malloc(2048, HUGE_FIRST).unwrap();
-    assert_eq!(t.free(p), OK);
+    // main's malloc races the worker here; the replay holds it back until
+    // the worker's calls, which came first in the trace, have started
     std::thread::scope(|s| {
         s.spawn(|| worker(&t, ctx));
+        let p = t.malloc(2048, HUGE_FIRST).unwrap();
+        assert_eq!(t.free(p), OK);
     });
     assert_eq!(t.reset_device(0), OK);
     let status = t.s.replay_status();
@@ -277,8 +283,55 @@ fn threads_are_matched_each_in_its_own_order() {
 }
 
 #[test]
-fn a_replay_from_the_environment_reports_at_exit() {
-    const NAME: &str = "a_replay_from_the_environment_reports_at_exit";
+fn a_call_that_overtakes_an_earlier_call_of_another_thread_diverges_after_the_order_timeout() {
+    const NAME: &str =
+        "a_call_that_overtakes_an_earlier_call_of_another_thread_diverges_after_the_order_timeout";
+    if is_child(NAME) {
+        let t = T::new();
+        let path = std::env::var("TEST_TRACE").unwrap();
+        t.s.replay(&path, ReplayMode::Strict).unwrap();
+        assert_eq!(t.set_device(0), OK);
+        t.current_context().unwrap();
+        // main's part before the worker exists: it can only wait, then fail
+        assert_eq!(t.malloc(2048, HUGE_FIRST).unwrap_err(), REPLAY_DIVERGED);
+        let status = t.s.replay_status();
+        assert_eq!(status.state, ReplayState::Diverged);
+        assert!(
+            status
+                .text
+                .contains("waited 300 ms for trace seq 3 (aclrtSetCurrentContext"),
+            "{}",
+            status.text
+        );
+        t.s.reset();
+        return;
+    }
+    let path = {
+        let t = T::new();
+        record_threads(&t, "overtake")
+    };
+    let out = run_child_within(
+        NAME,
+        &[
+            ("TEST_TRACE", path.to_str().unwrap()),
+            ("ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS", "300"),
+        ],
+        std::time::Duration::from_secs(60),
+    )
+    .expect("the child ends");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn an_incomplete_replay_from_the_environment_reports_at_exit_and_fails_the_process() {
+    const NAME: &str =
+        "an_incomplete_replay_from_the_environment_reports_at_exit_and_fails_the_process";
     let path = temp("env");
     let report = temp("env-report");
     if is_child(NAME) {
@@ -304,8 +357,10 @@ fn a_replay_from_the_environment_reports_at_exit() {
             ("ASCENDCL_MOCK_REPLAY_REPORT", report.to_str().unwrap()),
         ],
     );
-    assert!(
-        out.status.success(),
+    // the child's own test passed, but the replay is incomplete: it fails
+    assert_eq!(
+        out.status.code(),
+        Some(ascendcl_mock::REPLAY_FAILED_EXIT),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
@@ -315,7 +370,7 @@ fn a_replay_from_the_environment_reports_at_exit() {
     assert_eq!((status.matched, status.remaining), (1, 1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("did not complete: 1 of 2 calls matched"),
+        stderr.contains("did not complete: 1 of 2 calls matched, 1 not made"),
         "{stderr}"
     );
     std::fs::remove_file(path).unwrap();

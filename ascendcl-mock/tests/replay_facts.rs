@@ -10,7 +10,7 @@ use std::ffi::CStr;
 use std::path::PathBuf;
 
 use ascendcl_mock::trace::{Symbol, Trace};
-use ascendcl_mock::{ReplayMode, ReplayState, Resource};
+use ascendcl_mock::{REPLAY_DIVERGED, ReplayMode, ReplayState, Resource};
 use ascendcl_sys::*;
 use common::vmm::prop;
 use common::*;
@@ -326,7 +326,7 @@ fn lenient_replay_returns_only_recorded_facts() {
 }
 
 #[test]
-fn traces_of_another_version_or_no_file_are_rejected() {
+fn traces_of_another_version_or_no_file_are_rejected_and_fail_every_strict_call() {
     let t = T::new();
     let path = std::env::temp_dir().join(format!("aclmock-facts-{}-v2.jsonl", std::process::id()));
     std::fs::write(
@@ -341,7 +341,12 @@ fn traces_of_another_version_or_no_file_are_rejected() {
     let status = t.s.replay_status();
     assert_eq!(status.state, ReplayState::Error);
     assert!(status.error.unwrap().contains("version 2 is not supported"));
-    assert_eq!(t.set_device(0), OK, "a failed load replays nothing");
+    assert_eq!(
+        t.set_device(0),
+        REPLAY_DIVERGED,
+        "a strict replay that could not load fails every call"
+    );
+    assert!(t.recent_msg().unwrap().contains("could not be loaded"));
     std::fs::write(&path, "{\"seq\":1,\"fn\":\"aclInit\"}\n").unwrap();
     assert_eq!(
         t.s.replay(&path, ReplayMode::Strict),
@@ -354,6 +359,7 @@ fn traces_of_another_version_or_no_file_are_rejected() {
     );
     t.s.stop_replay();
     assert_eq!(t.s.replay_status().state, ReplayState::Off);
+    assert_eq!(t.set_device(0), OK);
     assert_eq!(t.reset_device(0), OK);
 }
 

@@ -36,6 +36,7 @@
 
 #include "../acl_functions.h"
 #include "aclrecord.h"
+#include "json_quote.h"
 
 #define REC_EXPORT __attribute__((visibility("default")))
 
@@ -54,13 +55,12 @@ typedef struct rec_call {
     int fn;
     bool on; /* this call is recorded */
     uint64_t t0, t1;
-    size_t an, on_len;
     int last_kind; /* the memory kind and id of the latest pointer argument */
     uint64_t last_id;
     void *saved_base; /* the forwarding target of an enclosing call */
-    char args[768];
-    char out[512];
-    char msg[1100]; /* quoted JSON text of the failure's message, or "" */
+    jbuf args; /* JSON members without the braces; never truncated */
+    jbuf out;
+    jbuf msg; /* quoted JSON text of the failure's message, or empty */
 } rec_call;
 
 /* -------------------------------------------------------------- rec_core.c */
@@ -111,8 +111,6 @@ void ro_new_mem(rec_call *c, const char *key, const void *p, uint64_t size, int 
 /* The block of `kind` at p (with the id of c->last_id) was freed. */
 void rec_mem_freed(rec_call *c, const void *p, int kind);
 
-/* JSON string of s (quoted) into out; keeps the JSON valid when truncated. */
-#include "json_quote.h"
 
 /* --------------------------------------------------- the wrappers' pattern */
 

@@ -285,8 +285,9 @@ bool rec_begin(rec_call *c, int fn, void *caller)
     pthread_once(&once, init);
     c->fn = fn;
     c->on = false;
-    c->an = c->on_len = 0;
-    c->args[0] = c->out[0] = c->msg[0] = '\0';
+    jb_init(&c->args);
+    jb_init(&c->out);
+    jb_init(&c->msg);
     c->last_kind = -1;
     c->last_id = 0;
     c->saved_base = t_base;
@@ -337,14 +338,14 @@ void rec_returned(rec_call *c, aclError rc)
 {
     c->t1 = now_ns();
     bool data = c->fn == RFN_aclrtGetLastError || c->fn == RFN_aclrtPeekAtLastError;
-    if (rc != ACL_SUCCESS && !data && !c->msg[0]) {
+    if (rc != ACL_SUCCESS && !data && !c->msg.len) {
         /* Read the failure's text now (the program reads it later from us). */
         const char *(*get)(void) = (const char *(*)(void))rec_target(RFN_aclGetRecentErrMsg);
         t_base = slot_base[RFN_aclGetRecentErrMsg];
         const char *text = get ? get() : NULL;
         if (text && *text) {
             add_pending(text);
-            json_quote(text, c->msg, sizeof(c->msg));
+            jb_quote(&c->msg, text);
         }
     }
     t_base = c->saved_base;
@@ -353,18 +354,22 @@ void rec_returned(rec_call *c, aclError rc)
 
 aclError rec_end(rec_call *c, aclError rc)
 {
-    char line[2600];
-    int n = snprintf(line, sizeof(line),
-                     "{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":{%s},\"out\":{%s},\"ret\":%d%s%s,"
+    jbuf line;
+    jb_init(&line);
+    jb_printf(&line, "{\"seq\":%llu,\"thread\":%llu,\"fn\":\"%s\",\"args\":{%s},\"out\":{%s},\"ret\":%d%s%s,"
                      "\"t_ns\":%llu,\"dur_ns\":%llu}\n",
-                     (unsigned long long)(seq + 1), (unsigned long long)t_tid, rec_fn_names[c->fn], c->args,
-                     c->out, rc, c->msg[0] ? ",\"msg\":" : "", c->msg,
-                     (unsigned long long)(c->t0 - load_ns), (unsigned long long)(c->t1 - c->t0));
-    if (n > 0 && (size_t)n < sizeof(line) && fd >= 0) {
+              (unsigned long long)(seq + 1), (unsigned long long)t_tid, rec_fn_names[c->fn], jb_str(&c->args),
+              jb_str(&c->out), rc, c->msg.len ? ",\"msg\":" : "", jb_str(&c->msg),
+              (unsigned long long)(c->t0 - load_ns), (unsigned long long)(c->t1 - c->t0));
+    if (fd >= 0) {
         seq++;
         ncalls++;
-        write_all(line, (size_t)n);
+        write_all(jb_str(&line), line.len);
     }
+    jb_free(&line);
+    jb_free(&c->args);
+    jb_free(&c->out);
+    jb_free(&c->msg);
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -383,7 +388,7 @@ aclError rec_missing(rec_call *c)
     }
     add_pending(text);
     if (c->on) {
-        json_quote(text, c->msg, sizeof(c->msg));
+        jb_quote(&c->msg, text);
     }
     return ACL_ERROR_API_NOT_SUPPORT;
 }

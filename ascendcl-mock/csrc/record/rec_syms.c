@@ -171,30 +171,12 @@ static void sym_addr(const void *p, char *out, size_t cap, rec_call *c)
 
 /* ----------------------------------------------------------- formatting */
 
-static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Arguments and out-values grow as needed (jbuf): a field is never cut. */
+#define ARGS &c->args
+#define OUTS &c->out
+#define put jb_printf
 
-static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
-{
-    if (*n >= cap - 1) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(buf + *n, cap - *n, fmt, ap);
-    va_end(ap);
-    if (w < 0 || (size_t)w >= cap - *n) {
-        buf[*n] = '\0'; /* truncated: drop the field so the JSON stays valid */
-        return;
-    }
-    *n += (size_t)w;
-}
-
-#define ARGS c->args, sizeof(c->args), &c->an
-#define OUTS c->out, sizeof(c->out), &c->on_len
-static void put_key(char *buf, size_t cap, size_t *n, const char *key)
-{
-    put(buf, cap, n, "%s\"%s\":", *n ? "," : "", key);
-}
+static void put_key(jbuf *b, const char *key) { jb_printf(b, "%s\"%s\":", b->len ? "," : "", key); }
 
 void ra_i64(rec_call *c, const char *key, int64_t v)
 {
@@ -223,10 +205,8 @@ void ra_hex(rec_call *c, const char *key, uint64_t v)
 void ra_str(rec_call *c, const char *key, const char *s)
 {
     if (c->on) {
-        char q[600];
-        json_quote(s, q, sizeof(q));
         put_key(ARGS, key);
-        put(ARGS, "%s", q);
+        jb_quote(ARGS, s);
     }
 }
 
@@ -298,10 +278,8 @@ void ro_f64(rec_call *c, const char *key, double v)
 void ro_str(rec_call *c, const char *key, const char *s)
 {
     if (c->on) {
-        char q[1100];
-        json_quote(s, q, sizeof(q));
         put_key(OUTS, key);
-        put(OUTS, "%s", q);
+        jb_quote(OUTS, s);
     }
 }
 

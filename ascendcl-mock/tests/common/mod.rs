@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod hostile;
 pub mod vmm;
 
 use std::ffi::{CStr, c_void};
@@ -45,6 +46,67 @@ pub fn run_child(test: &str, env: &[(&str, &str)]) -> Output {
         cmd.env(k, v);
     }
     cmd.output().expect("the test binary runs")
+}
+
+/// Runs `cmd` to its end, or kills it after `limit`: its output, or None if
+/// it had to be killed (a hang). Output goes to files, so a child that
+/// writes much cannot block on a full pipe.
+pub fn output_within(cmd: &mut Command, limit: std::time::Duration) -> Option<Output> {
+    use std::io::Read as _;
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir();
+    let name = |what: &str| dir.join(format!("aclmock-child-{}-{n}.{what}", std::process::id()));
+    let (out_path, err_path) = (name("out"), name("err"));
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out_path).expect("a temp file"))
+        .stderr(std::fs::File::create(&err_path).expect("a temp file"))
+        .spawn()
+        .expect("the child starts");
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let read = |p: &std::path::Path| {
+        let mut v = Vec::new();
+        if let Ok(mut f) = std::fs::File::open(p) {
+            let _ = f.read_to_end(&mut v);
+        }
+        let _ = std::fs::remove_file(p);
+        v
+    };
+    let (stdout, stderr) = (read(&out_path), read(&err_path));
+    status.map(|status| Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// This test binary re-run for the single test `test` with extra
+/// environment, killed after `limit`; None if it had to be killed.
+pub fn run_child_within(
+    test: &str,
+    env: &[(&str, &str)],
+    limit: std::time::Duration,
+) -> Option<Output> {
+    let exe = std::env::current_exe().expect("the test binary path");
+    let mut cmd = Command::new(exe);
+    cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_VAR, test);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    output_within(&mut cmd, limit)
 }
 
 /// A test's view of the mock: the session (exclusive, freshly reset) and the
