@@ -96,7 +96,7 @@ fn run() -> ascendcl::Result<()> {
     // A host callback keeps the first stream busy for 100 ms, then the first
     // stream uploads `values` into `on_device`. The second stream then copies
     // `on_device` back to the host. Nobody records an event by hand: the
-    // buffer remembers its last queued use (the upload on the first stream),
+    // buffer remembers its queued uses (here the upload on the first stream),
     // and queuing it on another stream makes that stream wait for that use.
     // Without that, the second stream would copy out `doubled`, the old data.
     let other = Stream::new(&ctx)?;

@@ -11,8 +11,9 @@
 //! This crate closes it. Asynchronous copies (`copy_*` methods) return a
 //! [`Pending`](crate::Pending) that borrows the buffers until it is waited on
 //! or dropped, so safe code cannot touch them too early; and every buffer
-//! remembers its last queued use, so dropping it, reading it from the host or
-//! using it on another stream first waits for (or is ordered after) that use.
+//! remembers its queued uses that have not provably finished, so dropping
+//! it, reading it from the host or using it on another stream first waits for
+//! (or is ordered after) them (see [`crate::safety`]).
 //!
 //! ```
 //! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;

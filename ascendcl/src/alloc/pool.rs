@@ -3,8 +3,8 @@
 //! Pure data structure, no FFI. Segments (an `aclrtMalloc` allocation, or a
 //! reserved VMM range) are tiled by blocks linked to their neighbours, so
 //! freeing a block merges it with free neighbours in O(1). Free blocks are
-//! indexed by `(size, address)` for best fit. A block whose last queued use
-//! has not completed is *pending*: it is neither reusable by other streams
+//! indexed by `(size, address)` for best fit. A block whose queued uses
+//! have not completed is *pending*: it is neither reusable by other streams
 //! nor merged until [`Pool::complete`] is called.
 
 use std::collections::BTreeSet;

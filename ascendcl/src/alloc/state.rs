@@ -347,7 +347,8 @@ impl State {
         }
     }
 
-    /// Takes back a block. `last_use` is its tracker's last queued use.
+    /// Takes back a block. `last_use` is what its tracker held: the markers of
+    /// its queued uses (unmarked ones already waited for device-wide).
     pub(crate) fn release(
         &mut self,
         granted_pool: usize,
