@@ -900,3 +900,155 @@ fn a_repeatable_executor_dropped_in_a_callback_before_its_launch_is_not_destroye
         Ok(())
     });
 }
+
+#[test]
+#[ignore = "reason: HOLE: when a mapping's queued work cannot be waited for, Mapping::drop returns leaving it mapped (vmm/mapping.rs:115-116) but still drops its Arc<PhysicalInner>/Arc<RangeInner>, so aclrtFreePhysical and aclrtReleaseMemAddress run on memory still mapped under queued work (FREE_MAPPED_PHYSICAL, RELEASE_MAPPED)"]
+fn a_mapping_whose_work_cannot_be_waited_for_keeps_its_physical_memory() {
+    check_no_misuse(|env| {
+        let (_device, ctx) = env.device0();
+        env.slow_streams(DELAY);
+        let stream = Stream::new(&ctx)?;
+        let page = ascendcl::vmm::granularity(&ctx, PageSize::Huge2M)?;
+        let range = VirtualRange::reserve(&ctx, page, PageSize::Huge2M)?;
+        let physical = PhysicalMemory::alloc(&ctx, page, PageSize::Huge2M)?;
+        let mut mapping = range.map(0, &physical)?;
+        stream.fill_bytes(&mut mapping, 3)?.detach();
+        env.inject(Fault::always("aclrtSynchronizeEvent", INJECTED));
+        env.inject(Fault::always("aclrtSynchronizeDevice", INJECTED));
+        drop(mapping); // cannot wait: must leak the mapping and its memory
+        drop(physical);
+        drop(range);
+        env.session.clear_faults();
+        stream.synchronize_timeout(Duration::from_secs(5)).ok();
+        Ok(())
+    });
+}
+
+#[test]
+fn an_out_of_memory_retry_reuses_a_block_of_another_stream_only_after_its_work() {
+    for config in [AllocatorConfig::segments(), AllocatorConfig::expandable()] {
+        common::check(|env| {
+            env.session.set_hbm_bytes(64 << 20).expect("hbm");
+            let (_device, ctx) = env.device0();
+            env.slow_streams(DELAY);
+            let (s1, s2, s3) = (Stream::new(&ctx)?, Stream::new(&ctx)?, Stream::new(&ctx)?);
+            let allocator = CachingAllocator::new(&ctx, config.clone())?;
+            let len = 40 << 20;
+            let mut big = allocator.alloc::<u8>(&s1, len)?;
+            s2.fill_bytes(&mut big, 1)?.detach(); // slow, on another stream
+            drop(big); // pending
+            // A third stream needs the memory: the allocator must wait.
+            let mut again = allocator.alloc::<u8>(&s3, len)?;
+            s3.fill_bytes(&mut again, 2)?.detach();
+            drop(again);
+            allocator.empty_cache()?;
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn a_callback_dropping_the_last_handle_of_its_own_stream_does_not_hang() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let last = stream.clone();
+        stream.launch_host_fn(move || {
+            drop(last); // the last handle once the host dropped its own
+            tx.send(()).ok();
+        })?;
+        drop(stream);
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("the callback destroying its own stream hung");
+        std::thread::sleep(Duration::from_millis(50));
+        let _ = ascendcl::take_deferred_errors();
+        Ok(())
+    });
+}
+
+// ------------------------------------------------------------------- aliasing
+
+#[test]
+fn overlapping_tensor_views_of_one_buffer_are_ordered_against_a_later_write_on_another_stream() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        env.slow_streams(DELAY);
+        let (s1, s2) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
+        const N: usize = 1024;
+        let mut a = DeviceBuffer::from_host(&ctx, &[1.0f32; 2 * N])?;
+        let mut out = DeviceBuffer::<f32>::zeroed(&ctx, N)?;
+        {
+            // a[0..N] + a[N/2..N/2+N]: two views overlapping in a[N/2..N].
+            let lo = Tensor::new(&a, &[N])?;
+            let mid = Tensor::strided(&a, &[N], &[1], N / 2)?;
+            ops::add(&lo, &mid, 1.0f32, TensorMut::new(&mut out, &[N])?)?
+                .launch(&s1, Workspace::none())?
+                .detach();
+            // A transposed (strided) view of the same memory, read on s2.
+            let t = Tensor::new(&a, &[2, N])?.t()?;
+            let mut out2 = DeviceBuffer::<f32>::zeroed(&ctx, 2 * N)?;
+            ops::relu(&t, TensorMut::strided(&mut out2, &[N, 2], &[1, N], 0)?)?
+                .launch(&s2, Workspace::none())?
+                .detach();
+            drop(out2); // waits for the relu writing it
+        }
+        // Then the buffer is overwritten on s2: ordered after the read on s1.
+        s2.fill_bytes(&mut a, 0)?.detach();
+        assert_eq!(out.to_vec()?, vec![2.0f32; N]);
+        assert!(a.to_vec()?.iter().all(|&v| v == 0.0));
+        Ok(())
+    });
+}
+
+#[test]
+fn an_in_place_operator_and_a_reader_of_its_memory_on_another_stream_are_ordered() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        env.slow_streams(DELAY);
+        let (s1, s2) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
+        const N: usize = 512;
+        let mut a = DeviceBuffer::from_host(&ctx, &[1.0f32; N])?;
+        let b = DeviceBuffer::from_host(&ctx, &[2.0f32; N])?;
+        let mut out = DeviceBuffer::<f32>::zeroed(&ctx, N)?;
+        for _ in 0..3 {
+            ops::inplace_add(TensorMut::new(&mut a, &[N])?, &Tensor::new(&b, &[N])?, 1.0f32)?
+                .launch(&s1, Workspace::none())?
+                .detach();
+            // Reading `a` while s1 may still update it in place.
+            ops::muls(&Tensor::new(&a, &[N])?, 1.0f32, TensorMut::new(&mut out, &[N])?)?
+                .launch(&s2, Workspace::none())?
+                .detach();
+        }
+        assert_eq!(out.to_vec()?, vec![7.0f32; N]);
+        assert_eq!(a.to_vec()?, vec![7.0f32; N]);
+        Ok(())
+    });
+}
+
+#[test]
+#[ignore = "reason: HOLE (real runtime, no fault needed): Repeatable::drop waits with aclrtSynchronizeStream (ops/repeatable.rs:216-218), which returns at once for PERSISTENT/CPU_SCHEDULE streams, then destroys the executor while its launch is still queued"]
+fn a_repeatable_executor_launched_on_a_persistent_stream_is_not_destroyed_before_the_launch_ran() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        env.slow_streams(DELAY);
+        let stream = Stream::with_config(&ctx, 0, StreamFlags::PERSISTENT)?;
+        let x = DeviceBuffer::from_host(&ctx, &[-1.0f32; 256])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 256)?;
+        let mut relu = ops::relu(&Tensor::new(&x, &[256])?, TensorMut::new(&mut y, &[256])?)?
+            .into_repeatable()?;
+        relu.launch(
+            &stream,
+            &[&Tensor::new(&x, &[256])?],
+            vec![TensorMut::new(&mut y, &[256])?],
+            Workspace::none(),
+        )?
+        .detach();
+        let after_launch = Event::new(&ctx)?;
+        after_launch.record(&stream)?;
+        drop(relu); // must wait for the launch before destroying the executor
+        let ran = after_launch.query()?;
+        assert!(ran, "the executor was destroyed before its launch ran");
+        Ok(())
+    });
+}
