@@ -1052,3 +1052,60 @@ fn a_repeatable_executor_launched_on_a_persistent_stream_is_not_destroyed_before
         Ok(())
     });
 }
+
+#[test]
+fn an_operator_whose_output_view_is_too_small_or_of_another_dtype_is_refused() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32; 64])?;
+        let mut small = DeviceBuffer::<f32>::zeroed(&ctx, 8)?;
+        let t = Tensor::new(&x, &[8, 8])?;
+        // Cast to f64 into an f32 view: 8-byte elements would overrun it.
+        let cast = ops::cast(&Tensor::new(&x, &[8])?, ops::DType::F64, TensorMut::new(&mut small, &[8])?).map(drop);
+        assert!(cast.is_err(), "cast into a view of another dtype");
+        // A matrix product into a view smaller than its result.
+        let mm = ops::mm(&t, &t.clone(), TensorMut::new(&mut small, &[2, 4])?, ops::CubeMath::KeepDtype).map(drop);
+        assert!(mm.is_err(), "mm into a smaller view");
+        // Broadcasting that would need a larger output.
+        let add = ops::add(&t, &Tensor::new(&x, &[8, 1])?, 1.0f32, TensorMut::new(&mut small, &[8])?).map(drop);
+        assert!(add.is_err(), "add into a smaller view");
+        // Reductions into a view of the wrong shape.
+        let sum = ops::reduce_sum(&t, &[0], false, ops::DType::F32, TensorMut::new(&mut small, &[4])?).map(drop);
+        assert!(sum.is_err(), "reduce_sum into a smaller view");
+        let mut idx = DeviceBuffer::<i32>::zeroed(&ctx, 8)?;
+        if let Ok(p) = ops::argmax(&t, 1, false, TensorMut::new(&mut idx, &[8])?) {
+            p.launch(&stream, Workspace::none())?.wait()?; // int32 allowed: must stay in bounds
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn work_of_a_destroyed_stream_is_still_ordered_before_later_uses() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        env.slow_streams(DELAY);
+        let s2 = Stream::new(&ctx)?;
+        const N: usize = 4096;
+        let host = HostBuffer::from_slice(&ctx, &[3u8; N])?;
+        let mut device = DeviceBuffer::<u8>::zeroed(&ctx, N)?;
+        let allocator = CachingAllocator::new(&ctx, AllocatorConfig::segments())?;
+        let mut block;
+        {
+            let s1 = Stream::new(&ctx)?;
+            s1.copy_host_to_device(&host, &mut device)?.detach();
+            block = allocator.alloc::<u8>(&s1, N)?;
+            s1.copy_device_to_device(&device, &mut block)?.detach();
+            s1.destroy()?; // the runtime drains it first
+        }
+        // The markers were recorded on the destroyed stream.
+        let mut other = DeviceBuffer::<u8>::zeroed(&ctx, N)?;
+        s2.copy_device_to_device(&block, &mut other)?.detach();
+        drop(block);
+        let again = allocator.alloc::<u8>(&s2, N)?;
+        assert_eq!(other.to_vec()?, vec![3u8; N]);
+        drop(again);
+        Ok(())
+    });
+}
