@@ -16,7 +16,7 @@ use crate::memory::{
 };
 use crate::pending::Pending;
 use crate::stream::Stream;
-use crate::tracker::{self, Access, UseTracker};
+use crate::tracker::{self, Access, FailedLaunch, UseTracker};
 
 impl Stream {
     /// Queues a copy of pinned host memory into device memory.
@@ -136,9 +136,16 @@ impl Stream {
                 self,
                 raw,
                 &[(src, Access::Read), (dst_tracker, Access::Write)],
+                FailedLaunch::NothingQueued,
                 queue,
             )?,
-            None => tracker::enqueue(self, raw, &[(dst_tracker, Access::Write)], queue)?,
+            None => tracker::enqueue(
+                self,
+                raw,
+                &[(dst_tracker, Access::Write)],
+                FailedLaunch::NothingQueued,
+                queue,
+            )?,
         };
         Ok(Pending::new(self, marker, source, dst))
     }

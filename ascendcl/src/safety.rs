@@ -61,11 +61,15 @@
 //!
 //! ## After a runtime failure
 //!
-//! * Queuing fails before the operation is queued: nothing changes.
-//! * The marker cannot be recorded after the operation was queued: the stream
-//!   is synchronized before the error is returned. If that fails too, each
+//! * Queuing fails before the operation is queued: nothing changes. An
+//!   operator's phase 2 that fails is treated as possibly queued in part (a
+//!   launch may queue several kernels before one fails): it is tracked like a
+//!   success.
+//! * The marker cannot be recorded after the operation was queued: each
 //!   tracker keeps an *unmarked* use naming the stream's context, and only a
-//!   device-wide synchronize of **that** device removes it.
+//!   device-wide synchronize of **that** device removes it. (A stream
+//!   synchronize is never taken as proof: it returns at once on persistent
+//!   and CPU-scheduled streams, which is why tracked work refuses them.)
 //! * A wait fails: the use stays, and every later access waits again (and
 //!   fails again) until a wait succeeds. [`HostBuffer::as_slice`](crate::HostBuffer::as_slice)
 //!   returns the error; `Deref`, which cannot, tries a device-wide wait of
@@ -74,7 +78,11 @@
 //! * A destructor cannot wait: it tries again, then device-wide; if all of
 //!   that fails the memory is leaked (never freed or reused while it may be
 //!   in use) and the error is parked for
-//!   [`take_deferred_errors`](crate::take_deferred_errors).
+//!   [`take_deferred_errors`](crate::take_deferred_errors). What the leaked
+//!   memory lives in is leaked with it: a mapping left mapped keeps its
+//!   physical memory and range; an allocator with such a block gives none of
+//!   its segments or pages back; a repeatable executor whose launches cannot
+//!   be waited for is not destroyed.
 //!
 //! ## Host callbacks
 //!
@@ -87,6 +95,8 @@
 //!
 //! ## Known limits
 //!
+//! * Streams created with `PERSISTENT`, `CPU_SCHEDULE` or device-only flags
+//!   cannot run tracked copies or operators (refused before any FFI call).
 //! * Raw `ascendcl-sys` calls are outside the promise: work they queue is
 //!   tracked only if reported with [`DeviceBuffer::record_use`](crate::DeviceBuffer::record_use),
 //!   and is not ordered after earlier uses unless you order it.

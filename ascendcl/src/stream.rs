@@ -49,7 +49,8 @@ impl StreamFlags {
     pub const FAST_LAUNCH: StreamFlags = StreamFlags(sys::ACL_STREAM_FAST_LAUNCH);
     /// Faster synchronization.
     pub const FAST_SYNC: StreamFlags = StreamFlags(sys::ACL_STREAM_FAST_SYNC);
-    /// Persistent stream (for captured models; synchronizing returns at once).
+    /// Persistent stream (for captured models; synchronizing returns at once,
+    /// so copies and operators refuse it).
     pub const PERSISTENT: StreamFlags = StreamFlags(sys::ACL_STREAM_PERSISTENT);
     /// A stream with a larger task queue.
     pub const HUGE: StreamFlags = StreamFlags(sys::ACL_STREAM_HUGE);
@@ -83,6 +84,8 @@ pub(crate) struct StreamInner {
     raw: aclrtStream,
     pub(crate) id: u64,
     owned: bool,
+    /// The creation flags (0 for plain and default streams).
+    pub(crate) flags: StreamFlags,
     /// Panics caught in host callbacks, reported by the next synchronize.
     pub(crate) callback_panics: Arc<crate::callback::PanicSlot>,
 }
@@ -129,7 +132,7 @@ impl Stream {
         check(lib, "aclrtCreateStream", unsafe {
             lib.aclrtCreateStream(&mut raw)
         })?;
-        Ok(Stream::wrap(ctx, raw, true))
+        Ok(Stream::wrap(ctx, raw, true, StreamFlags::default()))
     }
 
     /// Creates a stream with a priority (0 = highest … 7) and flags.
@@ -151,21 +154,22 @@ impl Stream {
         // SAFETY: valid out-pointer; `ctx` is current.
         let result = unsafe { lib.aclrtCreateStreamWithConfig(&mut raw, priority, flags.0) };
         check(lib, "aclrtCreateStreamWithConfig", result)?;
-        Ok(Stream::wrap(ctx, raw, true))
+        Ok(Stream::wrap(ctx, raw, true, flags))
     }
 
     /// The default stream of `ctx` (never destroyed by this crate).
     pub fn default_of(ctx: &Context) -> Stream {
-        Stream::wrap(ctx, std::ptr::null_mut(), false)
+        Stream::wrap(ctx, std::ptr::null_mut(), false, StreamFlags::default())
     }
 
-    fn wrap(ctx: &Context, raw: aclrtStream, owned: bool) -> Stream {
+    fn wrap(ctx: &Context, raw: aclrtStream, owned: bool, flags: StreamFlags) -> Stream {
         Stream {
             inner: Arc::new(StreamInner {
                 ctx: ctx.clone(),
                 raw,
                 id: next_id(),
                 owned,
+                flags,
                 callback_panics: Default::default(),
             }),
         }
@@ -184,6 +188,24 @@ impl Stream {
     /// Whether two handles denote the same stream.
     pub fn same_as(&self, other: &Stream) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Refuses tracked work on streams whose synchronize returns at once
+    /// (persistent, CPU-scheduled, device-only): the tracker's fallbacks wait
+    /// with a stream synchronize, which would prove nothing there.
+    pub(crate) fn check_trackable(&self) -> Result<()> {
+        let untrackable = StreamFlags::PERSISTENT.0
+            | StreamFlags::CPU_SCHEDULE.0
+            | sys::ACL_STREAM_DEVICE_USE_ONLY;
+        if self.inner.flags.0 & untrackable == 0 {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "a stream created with flags {:#x} (persistent, CPU-scheduled or device-only) cannot run \
+             tracked copies or operators: its synchronize returns at once, so nothing could prove the \
+             work finished; use a stream without these flags",
+            self.inner.flags.0
+        )))
     }
 
     /// Binds the context and returns the raw handle.

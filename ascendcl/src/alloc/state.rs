@@ -68,6 +68,9 @@ pub(crate) struct State {
     /// allocation, and every cache release, first merges them.
     recent: Vec<(usize, u32, usize)>,
     stats: Statistics,
+    /// Whether a block was kept out because its queued work could not be
+    /// waited for: then the allocator's memory may never be given back.
+    leaked: bool,
 }
 
 /// How many freed blocks wait in `State::recent`.
@@ -118,6 +121,7 @@ impl State {
             pending: Vec::new(),
             recent: Vec::with_capacity(RECENT + 1),
             stats: Statistics::default(),
+            leaked: false,
         })
     }
 
@@ -370,6 +374,7 @@ impl State {
                     "a block (kept out of the cache: its queued work is unknown)",
                     error,
                 );
+                self.leaked = true;
                 return;
             }
         };
@@ -506,6 +511,17 @@ impl State {
                 "an allocator (a pending block was leaked)",
                 Error::InvalidState(format!("block {}", block.index)),
             );
+            self.leaked = true;
+        }
+        if self.leaked {
+            // Some block's queued work may still run: no segment, page or
+            // range may go back to the device. Leak them all.
+            for ps in &mut self.pools {
+                let backing =
+                    std::mem::replace(&mut ps.backing, Backing::Segments(Segments::default()));
+                std::mem::forget(backing);
+            }
+            return;
         }
         for ps in &mut self.pools {
             if let Backing::Segments(segments) = &mut ps.backing {

@@ -182,6 +182,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             stream,
             raw,
             &[(&self.alloc.tracker, Access::Write)],
+            crate::tracker::FailedLaunch::NothingQueued,
             |_, _| Ok(()),
         )?;
         Ok(())

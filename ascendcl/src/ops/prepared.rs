@@ -19,7 +19,7 @@ use crate::ops::phase1::{Phase1, Phase2, phase2_name};
 use crate::ops::tensor::{Layout, Storage};
 use crate::ops::workspace::{Source, Workspace};
 use crate::stream::Stream;
-use crate::tracker::{self, Access, UseTracker};
+use crate::tracker::{self, Access, FailedLaunch, UseTracker};
 
 /// How an operator uses a tensor argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +135,9 @@ impl<'a> Prepared<'a> {
         stream: &'a Stream,
         workspace: impl Into<Workspace<'a>>,
     ) -> Result<OpPending<'a>> {
+        // Converted before the executor leaves `self`: a panicking conversion
+        // then still destroys it in Drop.
+        let workspace = workspace.into();
         let executor = std::mem::replace(&mut self.executor, std::ptr::null_mut());
         let result = launch_executor(
             LaunchArgs {
@@ -145,13 +148,12 @@ impl<'a> Prepared<'a> {
                 phase2: self.phase2,
                 reads: &self.reads,
                 writes: &self.writes,
-                single_use: true,
             },
             stream,
-            workspace.into(),
+            workspace,
         );
-        if let Err((error, consumed)) = result {
-            if !consumed {
+        if let Err((error, called)) = result {
+            if !called {
                 self.executor = executor; // destroyed by Drop
             }
             return Err(error);
@@ -189,7 +191,6 @@ pub(crate) struct LaunchArgs<'s, 'a> {
     pub(crate) phase2: Phase2,
     pub(crate) reads: &'s [Storage<'a>],
     pub(crate) writes: &'s [Storage<'a>],
-    pub(crate) single_use: bool,
 }
 
 /// A launch's marker and the trackers that learned it, or the error and
@@ -261,18 +262,24 @@ pub(crate) fn launch_executor<'a>(
     touches.extend(ws_tracker.or(block_tracker).map(|t| (t, Access::Write)));
 
     let called = Cell::new(false);
-    let marker = tracker::enqueue(stream, raw, &touches, |lib, raw| {
-        called.set(true);
-        // SAFETY: a live executor from phase 1; the workspace is live device
-        // memory of at least `size` bytes (or null for 0) and every tensor's
-        // memory is borrowed and tracked until the marker after this launch.
-        let status = unsafe { (args.phase2)(args.aclnn, ws_ptr, size, args.executor, raw) }?;
-        if status == 0 {
-            Ok(())
-        } else {
-            Err(AclError::new(status, phase2_name(args.op), recent_message(lib)).into())
-        }
-    });
+    let marker = tracker::enqueue(
+        stream,
+        raw,
+        &touches,
+        FailedLaunch::MayHaveQueued,
+        |lib, raw| {
+            called.set(true);
+            // SAFETY: a live executor from phase 1; the workspace is live device
+            // memory of at least `size` bytes (or null for 0) and every tensor's
+            // memory is borrowed and tracked until the marker after this launch.
+            let status = unsafe { (args.phase2)(args.aclnn, ws_ptr, size, args.executor, raw) }?;
+            if status == 0 {
+                Ok(())
+            } else {
+                Err(AclError::new(status, phase2_name(args.op), recent_message(lib)).into())
+            }
+        },
+    );
     // The workspace block goes back to the cache now: its tracker holds the
     // launch, so the allocator reuses it only after (or in order behind) it.
     drop(block);
@@ -287,6 +294,6 @@ pub(crate) fn launch_executor<'a>(
                 .collect();
             Ok((marker, trackers))
         }
-        Err(error) => Err((error, called.get() && args.single_use)),
+        Err(error) => Err((error, called.get())),
     }
 }

@@ -4,12 +4,14 @@ use ascendcl_sys::{Aclnn, aclOpExecutor};
 
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
+use crate::event::Marker;
 use crate::ops::pending::OpPending;
 use crate::ops::phase1::Phase2;
 use crate::ops::prepared::{Descriptors, LaunchArgs, Prepared, Slot, SlotKind, launch_executor};
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
 use crate::ops::workspace::Workspace;
 use crate::stream::Stream;
+use std::sync::Arc;
 
 /// An operator whose executor is kept for many launches
 /// (`aclSetAclOpExecutorRepeatable`): each launch re-points the tensors at
@@ -18,8 +20,9 @@ use crate::stream::Stream;
 /// loops with fixed shapes. It owns no memory: every launch borrows its
 /// tensors like a [`Prepared`] launch does.
 ///
-/// Dropping it waits for the streams it was launched on, then destroys the
-/// executor.
+/// Dropping it waits for its last launch on every stream (device-wide if a
+/// launch failed half-way), then destroys the executor; if a wait fails (or
+/// would deadlock in a host callback), the executor is leaked instead.
 pub struct Repeatable {
     op: &'static str,
     aclnn: &'static Aclnn,
@@ -28,9 +31,13 @@ pub struct Repeatable {
     phase2: Phase2,
     descriptors: Descriptors,
     slots: Vec<Slot>,
-    /// Keeps the runtime (and device) alive as long as the executor.
-    _ctx: Context,
-    launched_on: Vec<Stream>,
+    /// The executor's context; keeps the runtime alive as long as it.
+    ctx: Context,
+    /// The last launch's marker on each stream it was launched on.
+    launches: Vec<Arc<Marker>>,
+    /// A launch reached phase 2 and failed after: it may be queued in part
+    /// without a marker, so only a device-wide wait covers it.
+    unsettled: bool,
 }
 
 // SAFETY: the executor and descriptors are heap objects of nnopbase used only
@@ -75,8 +82,9 @@ impl<'a> Prepared<'a> {
                 },
             ),
             slots: std::mem::take(&mut self.slots),
-            _ctx: ctx,
-            launched_on: Vec::new(),
+            ctx,
+            launches: Vec::new(),
+            unsettled: false,
         })
     }
 }
@@ -98,6 +106,15 @@ impl Repeatable {
         writes: Vec<TensorMut<'a>>,
         workspace: impl Into<Workspace<'a>>,
     ) -> Result<OpPending<'a>> {
+        let workspace = workspace.into();
+        let (mine, theirs) = (self.ctx.device_id(), stream.context().device_id());
+        if mine != theirs {
+            return Err(Error::invalid(format!(
+                "aclnn{}: this executor was prepared on device {mine} and cannot launch on a stream of \
+                 device {theirs}",
+                self.op
+            )));
+        }
         let read_slots: Vec<&Slot> = self
             .slots
             .iter()
@@ -175,13 +192,16 @@ impl Repeatable {
             phase2: self.phase2,
             reads: &read_storage,
             writes: &write_storage,
-            single_use: false,
         };
-        let (marker, trackers) =
-            launch_executor(args, stream, workspace.into()).map_err(|(e, _)| e)?;
-        if !self.launched_on.iter().any(|s| s.same_as(stream)) {
-            self.launched_on.push(stream.clone());
-        }
+        let (marker, trackers) = match launch_executor(args, stream, workspace) {
+            Ok(launched) => launched,
+            Err((error, called)) => {
+                self.unsettled |= called;
+                return Err(error);
+            }
+        };
+        self.launches.retain(|m| m.stream_id != marker.stream_id);
+        self.launches.push(marker.clone());
         drop(writes);
         Ok(OpPending::new(self.op, stream, &marker, trackers))
     }
@@ -212,12 +232,23 @@ impl Repeatable {
 
 impl Drop for Repeatable {
     fn drop(&mut self) {
-        // Launches may still be queued: wait for their streams first.
-        for stream in &self.launched_on {
-            crate::deferred::park_result("a repeatable operator", stream.synchronize_queued());
+        // Launches may still be queued: wait for each stream's last one
+        // (device-wide for a launch that failed half-way). If any wait
+        // fails, the executor may still be in use: leak it.
+        let mut waited = self.launches.iter().try_for_each(|marker| {
+            crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
+            marker.synchronize()
+        });
+        if waited.is_ok() && self.unsettled {
+            waited = crate::tracker::synchronize_device(&self.ctx);
+        }
+        if let Err(error) = waited {
+            crate::deferred::park("a repeatable operator (its executor was leaked)", error);
+            return;
         }
         crate::deferred::release("a repeatable operator", || {
-            // SAFETY: our repeatable executor with no queued launch left; a failed destroy leaves it alive.
+            // SAFETY: our repeatable executor with no queued launch left; a
+            // failed destroy leaves it alive.
             match unsafe { self.aclnn.aclDestroyAclOpExecutor(self.executor) } {
                 Ok(0) => Ok(()),
                 Ok(code) => Err(AclError::new(code, "aclDestroyAclOpExecutor", None).into()),

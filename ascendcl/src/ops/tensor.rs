@@ -74,6 +74,12 @@ fn layout(
              build the view over the whole buffer with an element offset instead of over a slice"
         )));
     }
+    let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if count.is_none_or(|n| n > i64::MAX as usize) {
+        return Err(Error::invalid(format!(
+            "a view of shape {shape:?} has more elements than int64 can count"
+        )));
+    }
     let empty = shape.contains(&0);
     if !empty {
         // The last element the view reaches, with checked arithmetic.

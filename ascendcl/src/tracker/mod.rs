@@ -49,9 +49,10 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::event::Marker;
 
-pub(crate) use enqueue::enqueue;
+pub(crate) use enqueue::{FailedLaunch, enqueue};
 pub(crate) use uses::Access;
 use uses::{QueuedUse, UseSet};
+pub(crate) use wait::synchronize_device;
 
 /// Queued work that could not be marked: only a device-wide synchronize of
 /// `ctx`'s device proves it finished.

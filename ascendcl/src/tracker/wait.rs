@@ -27,7 +27,7 @@ pub(super) fn finish(u: &Use) -> Result<()> {
 
 /// `aclrtSynchronizeDevice` on `ctx`'s device; refused from a host callback
 /// on that device (the callback's own stream could never drain).
-pub(super) fn synchronize_device(ctx: &Context) -> Result<()> {
+pub(crate) fn synchronize_device(ctx: &Context) -> Result<()> {
     if let Some(running) = callback::running() {
         if running.device == ctx.device_id() {
             return Err(Error::WouldDeadlock(format!(

@@ -112,10 +112,16 @@ impl Drop for Mapping {
             return;
         }
         let during = "a mapping (left mapped: its queued work could not be waited for)";
-        if !self.tracker.wait_before_release(during) {
-            return;
+        if self.tracker.wait_before_release(during) {
+            crate::deferred::release("a mapping", || self.unmap_now());
         }
-        crate::deferred::release("a mapping", || self.unmap_now());
+        if !self.unmapped {
+            // Still mapped (queued work could not be waited for, or the unmap
+            // failed twice): the physical memory and the range must never be
+            // released under the mapping. Leak one handle of each.
+            std::mem::forget(self.physical.clone());
+            std::mem::forget(self.range.clone());
+        }
     }
 }
 

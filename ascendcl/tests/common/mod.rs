@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod review;
 pub mod sweep;
 
 use std::time::Duration;
