@@ -40,7 +40,7 @@ ACLMOCK_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     mock_task *t = task_new(TASK_HOSTFN);
     if (!t) {
@@ -62,7 +62,7 @@ ACLMOCK_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stre
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (s->subscribed) {
         return call_end(&c, fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, "stream s%llu is already subscribed by thread %llu",
@@ -95,7 +95,7 @@ ACLMOCK_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, ac
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (!s->subscribed) {
         return call_end(&c, fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -246,7 +246,7 @@ ACLMOCK_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream st
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (!s->subscribed) {
         return call_end(&c, fail(ACL_ERROR_RT_STREAM_NO_CB_REG, "stream s%llu is not subscribed",

@@ -148,12 +148,14 @@ ACLMOCK_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
         return call_end(&c, c.fault_code);
     }
     if (!context) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "context is null"));
+        /* context.cpp:86 (v8.5.0): acl-layer null check, 100000 */
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "context is null"));
     }
-    mock_ctx *ctx = need_ctx();
-    if (!ctx) {
-        return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
-    }
+    /* api_impl.cc:3834-3838 (v8.5.0): ContextGetCurrent stores the thread's
+     * current context (runtime.cc:5300-5312: NULL when the thread has none)
+     * and returns success; api_c.cc:1400 only maps a CONTEXT_NULL that this
+     * path never produces. A thread with no context gets 0 and NULL. */
+    mock_ctx *ctx = cur_ctx();
     *context = ctx;
     jo_obj(&c, "context", ctx, OBJ_CTX);
     return call_end(&c, ACL_SUCCESS);

@@ -118,7 +118,7 @@ ACLMOCK_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (same) {
         return call_end(&c, ACL_SUCCESS);
@@ -218,7 +218,7 @@ ACLMOCK_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t 
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     mock_task *t = task_new(TASK_SET);
     if (!t) {

@@ -191,7 +191,8 @@ struct mock_stream {
 struct mock_event {
     mock_obj h;
     int device;
-    uint32_t flags;
+    uint32_t flags; /* runtime flags (RT_EVENT_*): plain events 0x0E */
+    bool ex;        /* created by aclrtCreateEventExWithFlag (new mode) */
     bool timeline;
     bool recorded;          /* has a recording (cleared by aclrtResetEvent) */
     uint64_t rec_gen;       /* number of the latest recording */
@@ -351,7 +352,8 @@ typedef struct mock_tls {
     uint64_t gen;
     uint64_t tid;
     mock_ctx *ctx;
-    aclError last_error;
+    aclError last_error; /* aclrtGetLastError: runtime-layer failures only */
+    aclError last_rc;    /* code of the latest failure of any layer (internal) */
     int cur_fn; /* function being executed on this thread, -1 if none */
     uint64_t fail_seq; /* failures recorded on this thread (fail_verbatim) */
     uint64_t rp_gen;    /* replay load this thread was bound under */
@@ -370,8 +372,15 @@ uint64_t thread_small_id(void);
 /* ------------------------------------------------------- errors, misuse */
 
 /* Records a failure of the current call: message (accumulated per thread,
- * prefixed with a runtime-style code and the function name) and last error. */
+ * prefixed with a runtime-style code and the function name) and, for a
+ * runtime code (x07xxx), the thread's last error. */
 aclError fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
+/* A check of the acl layer (src/acl/aclrt_impl) that returns `code` itself:
+ * the text is reported (ACL_LOG_CALL_ERROR / *_WITH_INPUT_REPORT) but the
+ * runtime's thread error is never set, whatever the code. */
+aclError acl_fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
+/* True for codes of the runtime layer (107xxx, 207xxx, 507xxx). */
+bool is_runtime_code(aclError code);
 /* Records `line` as the thread's error text exactly as given (injected
  * faults and replayed traces carry the runtime's own text). */
 aclError fail_verbatim(aclError code, const char *line);

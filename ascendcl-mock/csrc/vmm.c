@@ -317,7 +317,7 @@ ACLMOCK_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
     }
     mock_phys *p = phys_arg(handle, true);
     if (!p) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (p->refs == 0) {
         misuse(ACLMOCK_MISUSE_DOUBLE_FREE, "physical handle p%llu was already freed", (unsigned long long)p->h.id);
@@ -362,7 +362,7 @@ ACLMOCK_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, ac
     }
     mock_phys *p = phys_arg(handle, false);
     if (!p) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (offset != 0) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "offset %zu must be 0", offset));

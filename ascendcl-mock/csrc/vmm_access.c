@@ -140,7 +140,7 @@ ACLMOCK_EXPORT aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHan
     }
     mock_phys *p = phys_arg(handle, false);
     if (!p) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     *prop = p->prop;
     jo_i64(&c, "memAttr", (int64_t)p->prop.memAttr);
