@@ -298,19 +298,39 @@ void streams_stop_all_locked(void)
 
 /* ------------------------------------------------------------ exported */
 
+/* rt flag of ACL_STREAM_DEVICE_USE_ONLY (RT_STREAM_CP_PROCESS_USE,
+ * src/inc/runtime/stream.h:40 v8.5.0) */
+#define ACL_STREAM_KNOWN                                                                                      \
+    (ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | ACL_STREAM_HUGE |                \
+     ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
+
+/*
+ * Stream creation, in the order of CANN 8.5.0:
+ * 1. stream.cpp:37, 56: null out-pointer -> 100000 (acl layer);
+ * 2. stream.cpp:58-76: only the six ACL_STREAM_* bits are translated to
+ *    runtime flags; any other bit is dropped silently (no error);
+ * 3. api_error.cc:966-968 (CheckStreamFlags): ACL_STREAM_DEVICE_USE_ONLY
+ *    (RT_STREAM_CP_PROCESS_USE) combined with any other flag -> 107000;
+ *    (api_error.cc:954-956 rejects ACL_STREAM_HUGE on chips without
+ *    RT_FEATURE_STREAM_HUGE_DEPTH: a chip table outside these files, the
+ *    mock accepts it);
+ * 4. api_error.cc:934-945: the priority (an int32 after
+ *    api_c_stream.cc:57) is clamped to [0, 7] (base_info.hpp:154-155), never
+ *    rejected: 8 or 0xFFFFFFFF (-1) create a stream of priority 7 or 0;
+ * 5. api_impl.cc:1323-1324: no current context -> 107002.
+ */
 static aclError create_stream(mock_call *c, aclrtStream *stream, uint32_t priority, uint32_t flag)
 {
     if (!stream) {
-        return fail(ACL_ERROR_INVALID_PARAM, "stream is null");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "stream is null");
     }
-    if (priority > 7) {
-        return fail(ACL_ERROR_RT_PARAM_INVALID, "priority %u is out of range [0, 7]", priority);
+    flag &= ACL_STREAM_KNOWN;
+    if ((flag & ACL_STREAM_DEVICE_USE_ONLY) && flag != ACL_STREAM_DEVICE_USE_ONLY) {
+        return fail(ACL_ERROR_RT_PARAM_INVALID,
+                    "flag 0x%x: ACL_STREAM_DEVICE_USE_ONLY does not combine with other flags", flag);
     }
-    const uint32_t known = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT |
-                           ACL_STREAM_HUGE | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
-    if (flag & ~known) {
-        return fail(ACL_ERROR_RT_PARAM_INVALID, "flag 0x%x has unknown bits 0x%x", flag, flag & ~known);
-    }
+    int32_t prio = (int32_t)priority;
+    priority = prio < 0 ? 0 : (prio > 7 ? 7 : (uint32_t)prio);
     mock_ctx *ctx = need_ctx();
     if (!ctx) {
         return ACL_ERROR_RT_CONTEXT_NULL;
@@ -402,18 +422,41 @@ static aclError sync_stream(int fn, aclrtStream stream, int32_t timeout, bool ha
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
-    if (has_timeout && (timeout == 0 || timeout < -1)) {
+    /* stream.cpp:156-160 (v8.5.0): timeout < -1 -> 107000 from the acl
+     * layer (no thread error); api_error.cc:1001-1002: the runtime then
+     * rejects timeout 0 -> 107000 */
+    if (has_timeout && timeout < -1) {
+        return call_end(&c, acl_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));
+    }
+    if (has_timeout && timeout == 0) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));
     }
+    mock_stream *s = NULL;
+    if (stream) {
+        s = stream_arg(stream);
+        if (!s) {
+            return call_end(&c, tls()->last_rc);
+        }
+        /* api_error.cc:1003-1007: a stream created with
+         * ACL_STREAM_CPU_SCHEDULE (RT_STREAM_AICPU, 0x08) or
+         * ACL_STREAM_DEVICE_USE_ONLY (RT_STREAM_CP_PROCESS_USE) cannot be
+         * synchronized: RT_ERROR_STREAM_INVALID -> 507000
+         * (errcode_manage.cc:111), before the context check */
+        if (s->flags & (ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)) {
+            return call_end(&c, fail(ACL_ERROR_RT_INTERNAL_ERROR,
+                                     "stream s%llu (flags 0x%x) cannot be synchronized from the host",
+                                     (unsigned long long)s->h.id, s->flags));
+        }
+    }
+    /* api_impl.cc:1580-1581: no current context -> 107002; :1602-1609: a
+     * stream of another context is synchronized (the runtime switches) */
     if (!need_ctx()) {
         return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
     }
-    mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        s = stream_arg(NULL);
     }
-    const uint32_t no_sync = ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE;
-    if (s->flags & no_sync) {
+    if (s->flags & ACL_STREAM_PERSISTENT) {
         return call_end(&c, ACL_SUCCESS);
     }
     uint64_t deadline = has_timeout ? deadline_after_ms(timeout) : 0;
@@ -462,7 +505,7 @@ ACLMOCK_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     int64_t st = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     if (st == ACL_STREAM_STATUS_COMPLETE) {
