@@ -181,7 +181,8 @@ struct mock_stream {
     pthread_cond_t cv;
     bool has_thread, stopping, discard;
     aclError sticky; /* reported by the next synchronize of this stream */
-    bool subscribed;
+    bool subscribed;  /* aclrtSubscribeReport (SUBSCRIBE_USER) */
+    bool runtime_sub; /* aclrtLaunchHostFunc used it (SUBSCRIBE_RUNTIME) */
     uint64_t sub_thread;
     uint32_t ord;       /* order id (order.c) */
     vclock vc;          /* what this stream's next task is ordered after */
@@ -379,6 +380,9 @@ aclError fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
  * the text is reported (ACL_LOG_CALL_ERROR / *_WITH_INPUT_REPORT) but the
  * runtime's thread error is never set, whatever the code. */
 aclError acl_fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
+/* A runtime failure returned without text but stored as the thread's
+ * last error (rtProcessReport, api_c.cc:2399). */
+aclError fail_silent(aclError code);
 /* True for codes of the runtime layer (107xxx, 207xxx, 507xxx). */
 bool is_runtime_code(aclError code);
 /* Records `line` as the thread's error text exactly as given (injected
