@@ -209,10 +209,8 @@ fn host_functions_and_callbacks_refuse_a_stream_of_another_context_first() {
     let s = t.create_stream().unwrap();
     let mut other: aclrtContext = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the new context becomes current.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(host_fn(&t, s), ACL_ERROR_RT_STREAM_CONTEXT);
     assert_eq!(callback(&t, s, 0), ACL_ERROR_RT_STREAM_CONTEXT);
     // SAFETY: live context.
