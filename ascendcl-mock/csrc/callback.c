@@ -27,30 +27,6 @@ typedef struct mock_report {
     int refs;
 } mock_report;
 
-/* api_impl.cc:8733-8741 (v8.5.0), shared by aclrtLaunchHostFunc and
- * aclrtLaunchCallback (api_impl.cc:5084-5093): no context -> 107002, NULL =
- * the default stream, a stream of another context -> 107003 (this context
- * check comes before the subscription checks of the impl). */
-static mock_stream *launch_stream(aclrtStream stream, aclError *rc)
-{
-    mock_ctx *ctx = need_ctx();
-    if (!ctx) {
-        *rc = ACL_ERROR_RT_CONTEXT_NULL;
-        return NULL;
-    }
-    mock_stream *s = stream_arg(stream);
-    if (!s) {
-        *rc = tls()->last_rc;
-        return NULL;
-    }
-    if (s->ctx != ctx) {
-        *rc = fail(ACL_ERROR_RT_STREAM_CONTEXT, "stream s%llu is not in the current context (it belongs to c%llu)",
-                   (unsigned long long)s->h.id, (unsigned long long)s->ctx->h.id);
-        return NULL;
-    }
-    return s;
-}
-
 /* A non-null stream argument looked up for the decorator checks, which run
  * before the context check (api_error.cc:3652, 3661, 3676, 6233). NULL for
  * a NULL stream, and *rc set when the handle is invalid. */
@@ -71,7 +47,7 @@ static mock_stream *early_stream(aclrtStream stream, aclError *rc)
  * aclrtLaunchHostFunc (v8.5.0): null fn -> 107000 in the runtime
  * (api_error.cc:6232; the acl layer has no check, callback.cpp:114-122); a
  * stream subscribed with aclrtSubscribeReport -> 107011 (api_error.cc:
- * 6233-6234); then the context checks (launch_stream). The first host
+ * 6233-6234); then the context checks (stream_in_ctx). The first host
  * function subscribes the stream to the context's callback thread
  * (api_impl.cc:8754-8760, runtime.cc:5718-5725: SUBSCRIBE_RUNTIME), after
  * which aclrtSubscribeReport, aclrtLaunchCallback and aclrtUnSubscribeReport
@@ -99,9 +75,11 @@ ACLMOCK_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn
                                  "stream s%llu is subscribed with aclrtSubscribeReport; use aclrtLaunchCallback",
                                  (unsigned long long)s->h.id));
     }
-    s = launch_stream(stream, &rc);
+    /* api_impl.cc:8733-8741 (host function), 5084-5093 (callback): the
+     * context checks come before the subscription checks of the impl */
+    s = stream_in_ctx(stream);
     if (!s) {
-        return call_end(&c, rc);
+        return call_end(&c, tls()->last_rc);
     }
     if (s->subscribed) { /* the default stream, resolved only now */
         return call_end(&c, fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
@@ -174,7 +152,7 @@ ACLMOCK_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stre
  * aclrtLaunchCallback (v8.5.0): invalid blockType -> 100000 in the acl
  * layer (callback.cpp:74-77); null fn -> 107000 (api_error.cc:3660); a
  * stream used by aclrtLaunchHostFunc -> 107011 (api_error.cc:3661-3662);
- * then the context checks (launch_stream, api_impl.cc:5084-5093); a stream
+ * then the context checks (stream_in_ctx, api_impl.cc:5084-5093); a stream
  * nobody subscribed -> 107015 (api_impl.cc:5094-5096).
  */
 ACLMOCK_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
@@ -204,9 +182,11 @@ ACLMOCK_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, ac
                                  "stream s%llu runs host functions (aclrtLaunchHostFunc); use aclrtLaunchHostFunc",
                                  (unsigned long long)s->h.id));
     }
-    s = launch_stream(stream, &rc);
+    /* api_impl.cc:8733-8741 (host function), 5084-5093 (callback): the
+     * context checks come before the subscription checks of the impl */
+    s = stream_in_ctx(stream);
     if (!s) {
-        return call_end(&c, rc);
+        return call_end(&c, tls()->last_rc);
     }
     if (!s->subscribed) {
         return call_end(&c, fail(ACL_ERROR_RT_STREAM_NO_CB_REG,

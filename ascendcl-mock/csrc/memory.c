@@ -306,11 +306,18 @@ ACLMOCK_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, size_t
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* memory.cpp:742-743 (v8.5.0): free, then total, null -> 100000 */
     if (!free_ || !total) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "%s is null", free_ ? "total" : "free"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", free_ ? "total" : "free"));
     }
-    if ((unsigned)attr > (unsigned)ACL_MEM_P2P_HUGE1G) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "attr %d is not a valid aclrtMemAttr", (int)attr));
+    /* api_error.cc:2418-2419: only RT_MEMORYINFO_DDR..HBM_P2P_HUGE1G
+     * (mem.h:152-163, = ACL_DDR_MEM..ACL_HBM_MEM_P2P_HUGE1G, 0..11) pass;
+     * anything else, the 8.5 header's ACL_MEM_NORMAL..ACL_MEM_P2P_HUGE1G
+     * (12..17) included, is RT_ERROR_INVALID_MEMORY_TYPE -> 107016
+     * (errcode_manage.cc:301), before the context check (api_impl.cc:3130) */
+    if ((unsigned)attr > (unsigned)ACL_HBM_MEM_P2P_HUGE1G) {
+        return call_end(&c, fail(ACL_ERROR_RT_INVALID_MEMORY_TYPE, "attr %d is not a valid memory type [0, %d]",
+                                 (int)attr, (int)ACL_HBM_MEM_P2P_HUGE1G));
     }
     mock_ctx *ctx = need_ctx();
     if (!ctx) {

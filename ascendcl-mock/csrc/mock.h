@@ -471,6 +471,9 @@ mock_stream *stream_create(mock_ctx *ctx, bool is_default, uint32_t priority, ui
 /* Resolves a stream argument (NULL = default stream of the current context);
  * fails with the right code and misuse when invalid. */
 mock_stream *stream_arg(const void *handle);
+/* As stream_arg, for calls that queue work: also fails (107002/107003) when
+ * there is no current context or the stream belongs to another context. */
+mock_stream *stream_in_ctx(const void *handle);
 aclError stream_enqueue(mock_stream *s, mock_task *t); /* takes ownership */
 /* Waits until the stream completed task `seq`; false on timeout. */
 bool stream_wait_seq(mock_stream *s, uint64_t seq, uint64_t deadline_ns);

@@ -73,6 +73,28 @@ mock_stream *stream_arg(const void *handle)
     return s;
 }
 
+/* The stream an asynchronous call queues to, as CANN 8.5.0's ApiImpl
+ * resolves it (api_impl.cc:1518-1532 wait, 2097-2111 record, 2754-2762
+ * memcpy, 3071-3080 memset, 5084-5093 callback, 8733-8741 host function):
+ * no current context -> 107002, NULL = the context's default stream, a
+ * stream of another context -> 107003. */
+mock_stream *stream_in_ctx(const void *handle)
+{
+    mock_ctx *ctx = need_ctx();
+    if (!ctx) {
+        return NULL;
+    }
+    mock_stream *s = stream_arg(handle);
+    if (s && s->ctx != ctx) {
+        fail(ACL_ERROR_RT_STREAM_CONTEXT,
+             "stream s%llu is not in the current context (it belongs to c%llu on device %d, current is c%llu)",
+             (unsigned long long)s->h.id, (unsigned long long)s->ctx->h.id, s->device,
+             (unsigned long long)ctx->h.id);
+        return NULL;
+    }
+    return s;
+}
+
 /* ------------------------------------------------------------- worker */
 
 static void task_finish(mock_task *t, bool executed)

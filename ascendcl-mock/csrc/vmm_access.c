@@ -110,15 +110,27 @@ ACLMOCK_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMem
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* memory.cpp:1852 (v8.5.0): null virPtr -> 100000 in the acl layer. A
+     * null handle is passed on to the driver (api_error.cc:6257-6260 checks
+     * virPtr only; npu_driver.cc:5452-5463): the mock refuses it with 100000 */
     if (!virPtr || !handle) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "%s is null", virPtr ? "handle" : "virPtr"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", virPtr ? "handle" : "virPtr"));
     }
     mock_resv *r = NULL;
     mock_map *m = mapping_at(virPtr, &r);
     if (!m) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not mapped", virPtr));
     }
-    /* a retained handle is one more reference, released by aclrtFreePhysical */
+    /* docs/api_docs/aclrtMemRetainAllocationHandle.md:29 (v8.5.0): virPtr
+     * must be the address passed to aclrtMapMem; the check itself is in the
+     * driver (halMemRetainAllocationHandle), whose "invalid value" the
+     * runtime maps to 107000 */
+    if ((uintptr_t)virPtr - G.devices[r->device].vwin - r->off != m->off) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID,
+                                 "%p is inside a mapping but not the address aclrtMapMem mapped", virPtr));
+    }
+    /* docs/api_docs/aclrtMemRetainAllocationHandle.md:15: every call takes
+     * one more reference, each released by its own aclrtFreePhysical */
     m->phys->refs++;
     m->phys->h.alive = true;
     *handle = m->phys;

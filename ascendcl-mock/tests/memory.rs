@@ -222,8 +222,11 @@ fn get_mem_info_reports_hbm_and_zero_for_ddr() {
     };
     assert_eq!(info(0), (OK, 0, 0), "ACL_DDR_MEM");
     assert_eq!(info(4), (OK, free, total), "ACL_HBM_MEM_HUGE");
-    assert_eq!(info(13), (OK, free, total), "ACL_MEM_HUGE");
-    assert_eq!(info(18).0, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(info(11), (OK, free, total), "ACL_HBM_MEM_P2P_HUGE1G");
+    // CANN 8.5.0 accepts only RT_MEMORYINFO_DDR..HBM_P2P_HUGE1G (0..11,
+    // api_error.cc:2418-2419): the header's ACL_MEM_HUGE (13) is 107016
+    assert_eq!(info(13).0, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+    assert_eq!(info(18).0, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
     let mut f = 0usize;
     // SAFETY: a null output is rejected.
     let rc = unsafe {
