@@ -102,3 +102,35 @@ fn device_only_and_cpu_schedule_streams_cannot_be_synchronized() {
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);
 }
+
+/// api_impl.cc:3802-3803: destroying a context that is not valid (already
+/// destroyed) or the primary (default) context is 107002; api_impl.cc:
+/// 3825-3832: aclrtSetCurrentContext stores any non-null pointer, and the
+/// next call that needs a context fails with 107002.
+#[test]
+fn destroyed_contexts_are_107002_on_destroy_and_on_first_use_after_set() {
+    let t = T::with_device(0);
+    let primary = t.current_context().unwrap();
+    // SAFETY: the default context is refused, not destroyed.
+    let rc = unsafe { t.lib.aclrtDestroyContext(primary) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_CONTEXT_NULL);
+    let mut c: aclrtContext = std::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { t.lib.aclrtCreateContext(&mut c, 0) }.unwrap(), OK);
+    // SAFETY: live context.
+    assert_eq!(unsafe { t.lib.aclrtDestroyContext(c) }.unwrap(), OK);
+    // SAFETY: destroyed context: the mock validates the handle.
+    let rc = unsafe { t.lib.aclrtDestroyContext(c) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_CONTEXT_NULL);
+    // SAFETY: as above.
+    assert_eq!(unsafe { t.lib.aclrtSetCurrentContext(c) }.unwrap(), OK);
+    assert_eq!(t.create_stream(), Err(ACL_ERROR_RT_CONTEXT_NULL));
+    // SAFETY: null context (context.cpp:57, acl layer).
+    let rc = unsafe { t.lib.aclrtSetCurrentContext(std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
+    // SAFETY: live default context.
+    let rc = unsafe { t.lib.aclrtSetCurrentContext(primary) }.unwrap();
+    assert_eq!(rc, OK);
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_misuse(ascendcl_mock::Misuse::DestroyedHandle, 2);
+}

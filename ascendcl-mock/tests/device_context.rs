@@ -204,16 +204,21 @@ fn destroyed_context_is_misuse_and_never_read() {
     assert_eq!(rc, OK);
     // SAFETY: live context.
     assert_eq!(unsafe { t.lib.aclrtDestroyContext(ctx) }.unwrap(), OK);
+    // CANN 8.5.0 stores the current context unchecked (api_impl.cc:3825-3832):
+    // setting a destroyed one succeeds, the next call needing a context fails
+    // with 107002; destroying it again is 107002 (api_impl.cc:3802).
     // SAFETY: the mock validates the handle before using it.
     let rc = unsafe { t.lib.aclrtSetCurrentContext(ctx) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(rc, OK);
+    assert_eq!(t.create_stream(), Err(ACL_ERROR_RT_CONTEXT_NULL));
     // SAFETY: as above.
     let rc = unsafe { t.lib.aclrtDestroyContext(ctx) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(rc, ACL_ERROR_RT_CONTEXT_NULL);
     let mut x = 0u64;
     // SAFETY: a pointer to a local is not a context; the mock never reads it.
     let rc = unsafe { t.lib.aclrtSetCurrentContext(bogus_handle(&mut x)) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(rc, OK);
+    assert_eq!(t.create_stream(), Err(ACL_ERROR_RT_CONTEXT_NULL));
     t.assert_misuse(Misuse::DestroyedHandle, 3);
     assert!(t.s.misuse_log().contains("aclrtSetCurrentContext"));
     assert_eq!(t.s.live(Resource::Context), 0);
