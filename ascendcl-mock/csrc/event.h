@@ -21,7 +21,8 @@
 #define RT_EV_IPC 0x40u
 #define RT_EV_DEFAULT (RT_EV_DDSYNC | RT_EV_TIME_LINE | RT_EV_STREAM_MARK)
 /* event.hpp:33-34: RT_EVENT_FLAG_MAX, the flags aclrtCreateEventWithFlag takes */
-#define RT_EV_FLAG_MAX (RT_EV_DDSYNC_NS | RT_EV_STREAM_MARK | RT_EV_DDSYNC | RT_EV_TIME_LINE | RT_EV_MC2 | RT_EV_EXTERNAL)
+#define RT_EV_FLAG_MAX                                                                                        \
+    (RT_EV_DDSYNC_NS | RT_EV_STREAM_MARK | RT_EV_DDSYNC | RT_EV_TIME_LINE | RT_EV_MC2 | RT_EV_EXTERNAL)
 /* api_error.cc:1204-1205: the flags aclrtCreateEventExWithFlag takes */
 #define RT_EV_EX_MAX (RT_EV_DDSYNC_NS | RT_EV_STREAM_MARK | RT_EV_DDSYNC | RT_EV_TIME_LINE | RT_EV_IPC)
 

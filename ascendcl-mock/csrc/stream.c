@@ -400,8 +400,11 @@ static aclError destroy_stream(int fn, aclrtStream stream, bool force)
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* stream.cpp:102, 119 (v8.5.0): null -> 100000 (acl layer); then
+     * api_impl.cc:1431-1434: no context -> 107002, a stream of another
+     * context -> 107003 */
     if (!stream) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "stream is null"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "stream is null"));
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {
@@ -522,8 +525,14 @@ ACLMOCK_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* stream.cpp:186 (v8.5.0): null status -> 100000 (acl layer);
+     * api_impl.cc:1636-1643: no context -> 107002 whatever the stream, NULL
+     * = the default stream; a stream of another context may be queried */
     if (!status) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "status is null"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "status is null"));
+    }
+    if (!need_ctx()) {
+        return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
     }
     mock_stream *s = stream_arg(stream);
     if (!s) {

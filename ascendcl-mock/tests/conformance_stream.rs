@@ -134,3 +134,31 @@ fn destroyed_contexts_are_107002_on_destroy_and_on_first_use_after_set() {
     assert_eq!(t.reset_device(0), OK);
     t.assert_misuse(ascendcl_mock::Misuse::DestroyedHandle, 2);
 }
+
+/// api_impl.cc:1636-1643: aclrtStreamQuery needs a current context even for
+/// an explicit stream (107002), after the acl layer's null status
+/// (stream.cpp:186, 100000); a stream of another context may be queried.
+#[test]
+fn stream_query_needs_a_context_but_not_the_streams_own() {
+    let t = T::with_device(0);
+    let s = t.create_stream().unwrap();
+    let mut c: aclrtContext = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the new context becomes current.
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut c, 1) }.unwrap();
+    assert_eq!(rc, OK);
+    assert!(t.stream_done(s), "a stream of another context");
+    // SAFETY: live context.
+    assert_eq!(unsafe { t.lib.aclrtDestroyContext(c) }.unwrap(), OK);
+    let mut st = aclrtStreamStatus(9);
+    // SAFETY: valid out-pointer, no current context.
+    let rc = unsafe { t.lib.aclrtStreamQuery(s, &mut st) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_CONTEXT_NULL);
+    // SAFETY: null status: the acl layer's check comes first.
+    let rc = unsafe { t.lib.aclrtStreamQuery(s, std::ptr::null_mut()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(t.set_device(0), OK);
+    assert_eq!(t.destroy_stream(s), OK);
+    assert_eq!(t.reset_device(0), OK);
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_clean(0);
+}
