@@ -89,25 +89,42 @@ void memory_reset_locked(void)
 
 /* ------------------------------------------------------------- malloc */
 
+/*
+ * Device allocation checks (CANN 8.5.0, src/acl/aclrt_impl/memory.cpp):
+ * - aclrtMalloc/Align32 (aclMallocMemInner, :148-190), aclrtMallocCached
+ *   (:233-262): null devPtr, size 0, size overflowing when padded -> 100000;
+ *   an unknown policy is not an error: it becomes RT_MEMORY_DEFAULT
+ *   (:176-178, :252-254) and the (closed) driver picks the pages; the mock
+ *   treats it as ACL_MEM_MALLOC_HUGE_FIRST;
+ * - aclrtMallocWithCfg (aclrtMallocInnerWithCfg, :199-222): null devPtr,
+ *   then cfg with numAttrs != 0 and null attrs, then size 0 -> 100000; the
+ *   size is passed on unpadded (:214); the runtime refuses any cfg with
+ *   null attrs -> 107000 (api_error.cc:5842-5844); the policy is not
+ *   checked either (api_impl.cc:7975-8000).
+ * Then no current context -> 107002 (api_impl.cc:7969-7970).
+ */
 static aclError do_malloc(mock_call *c, void **devPtr, size_t size, aclrtMemMallocPolicy policy, bool align32,
                           const aclrtMallocConfig *cfg)
 {
     if (!devPtr) {
-        return fail(ACL_ERROR_INVALID_PARAM, "devPtr is null");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "devPtr is null");
+    }
+    if (cfg && cfg->numAttrs && !cfg->attrs) {
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "cfg has %zu attributes but attrs is null", cfg->numAttrs);
     }
     if (size == 0) {
-        return fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
     }
     if (size > SIZE_MAX - 2 * MOCK_GIB) {
-        return fail(ACL_ERROR_INVALID_PARAM, "size %zu overflows when rounded up", size);
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "size %zu overflows when rounded up", size);
+    }
+    if (cfg && !cfg->attrs) {
+        return fail(ACL_ERROR_RT_PARAM_INVALID, "cfg is given without attrs");
     }
     uint32_t pol = (uint32_t)policy;
     uint32_t base = pol & ~POLICY_FLAGS;
     if (base > (uint32_t)ACL_MEM_MALLOC_HUGE1G_ONLY_P2P) {
-        return fail(ACL_ERROR_INVALID_PARAM, "policy 0x%x is not a valid aclrtMemMallocPolicy", pol);
-    }
-    if (cfg && cfg->numAttrs && !cfg->attrs) {
-        return fail(ACL_ERROR_INVALID_PARAM, "cfg has %zu attributes but attrs is null", cfg->numAttrs);
+        base = ACL_MEM_MALLOC_HUGE_FIRST;
     }
     mock_ctx *ctx = need_ctx();
     if (!ctx) {
@@ -185,7 +202,7 @@ ACLMOCK_EXPORT aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMa
 ACLMOCK_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
                                            aclrtMallocConfig *cfg)
 {
-    return malloc_entry(FN_aclrtMallocWithCfg, devPtr, size, policy, false, cfg);
+    return malloc_entry(FN_aclrtMallocWithCfg, devPtr, size, policy, true, cfg); /* unpadded */
 }
 
 ACLMOCK_EXPORT aclError aclrtFree(void *devPtr)

@@ -225,3 +225,92 @@ fn mock_choice_reset_device_keeps_live_allocations() {
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);
 }
+
+/// memory.cpp:148-190 and 233-262: null devPtr, size 0 and an overflowing
+/// size are the acl layer's 100000 (no thread error); an unknown policy is
+/// RT_MEMORY_DEFAULT, not an error (memory.cpp:176-178, 252-254).
+#[test]
+fn malloc_unknown_policy_is_accepted_and_size_checks_are_acl_level() {
+    let t = T::with_device(0);
+    for policy in [7, 8, 0x55, 0xFFFF_FFFF] {
+        let p = t.malloc(4096, policy).unwrap();
+        assert_eq!(t.free(p), OK);
+    }
+    assert_eq!(t.malloc(0, HUGE_FIRST), Err(ACL_ERROR_INVALID_PARAM));
+    assert_eq!(peek(&t), OK);
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_clean(0);
+}
+
+/// memory.cpp:199-222 then api_error.cc:5842-5844: aclrtMallocWithCfg
+/// checks cfg (numAttrs != 0 with null attrs: 100000) before size 0
+/// (100000); the runtime then refuses any cfg with null attrs (107000).
+#[test]
+fn malloc_with_cfg_checks_cfg_before_size_and_null_attrs_in_the_runtime() {
+    let t = T::with_device(0);
+    let mut q: *mut c_void = std::ptr::null_mut();
+    let mut cfg = aclrtMallocConfig {
+        attrs: std::ptr::null_mut(),
+        numAttrs: 1,
+    };
+    // SAFETY: valid out-pointer; cfg is a live struct.
+    let rc = unsafe {
+        t.lib
+            .aclrtMallocWithCfg(&mut q, 0, aclrtMemMallocPolicy(0), &mut cfg)
+    }
+    .unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
+    cfg.numAttrs = 0;
+    // SAFETY: as above.
+    let rc = unsafe {
+        t.lib
+            .aclrtMallocWithCfg(&mut q, 64, aclrtMemMallocPolicy(0), &mut cfg)
+    }
+    .unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(peek(&t), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_clean(0);
+}
+
+/// memory.cpp:921-1017: aclrtMallocPhysical on a device takes HBM_HUGE,
+/// HBM_NORMAL, HBM_HUGE1G and the 8.5 ACL_MEM_* attributes (12..17); it
+/// refuses ACL_DDR_MEM, ACL_HBM_MEM, the ACL_HBM_MEM_P2P_* values and the
+/// DDR ones with 100000 (acl layer, no thread error).
+#[test]
+fn malloc_physical_attribute_set_of_the_acl_layer() {
+    let t = T::with_device(0);
+    for attr in [0, 1, 2, 3, 8, 9, 11, 18] {
+        assert_eq!(
+            malloc_physical(&t, G2, &prop(0, attr)),
+            Err(ACL_ERROR_INVALID_PARAM),
+            "attr {attr}"
+        );
+    }
+    assert_eq!(peek(&t), OK);
+    for attr in [HBM_HUGE, HBM_NORMAL, 12, 13, 15, 16] {
+        let h = malloc_physical(&t, G2, &prop(0, attr)).unwrap();
+        assert_eq!(free_physical(&t, h), OK, "attr {attr}");
+    }
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_clean(0);
+}
+
+/// memory.cpp:1225-1248: aclrtMemGetAllocationGranularity checks the
+/// attribute in the acl layer, before the option (passed to the driver).
+#[test]
+fn granularity_checks_the_attribute_before_the_option() {
+    let t = T::with_device(0);
+    let mut g = 0usize;
+    let mut p = prop(0, 13);
+    // SAFETY: valid pointers; both the attribute and the option are bad.
+    let rc = unsafe {
+        t.lib
+            .aclrtMemGetAllocationGranularity(&mut p, aclrtMemGranularityOptions(7), &mut g)
+    }
+    .unwrap();
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
+    assert!(t.recent_msg().unwrap().contains("memAttr 13"));
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_clean(0);
+}

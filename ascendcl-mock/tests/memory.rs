@@ -68,7 +68,7 @@ fn page_policies_round_large_requests_to_whole_pages() {
 }
 
 #[test]
-fn malloc_rejects_null_zero_overflow_and_unknown_policies() {
+fn malloc_rejects_null_zero_overflow_but_not_unknown_policies() {
     let t = T::with_device(0);
     // SAFETY: a null out-pointer is rejected.
     let rc = unsafe {
@@ -86,9 +86,12 @@ fn malloc_rejects_null_zero_overflow_and_unknown_policies() {
         t.malloc(usize::MAX - 31, NORMAL_ONLY),
         Err(ACL_ERROR_INVALID_PARAM)
     );
-    assert_eq!(t.malloc(64, 8), Err(ACL_ERROR_INVALID_PARAM));
-    assert_eq!(t.malloc(64, 0x200), Err(ACL_ERROR_INVALID_PARAM));
-    assert!(t.recent_msg().unwrap().contains("policy 0x200"));
+    // CANN 8.5.0 maps an unknown policy to RT_MEMORY_DEFAULT
+    // (memory.cpp:176-178): accepted, the driver picks the pages
+    for policy in [8, 0x200] {
+        let p = t.malloc(64, policy).unwrap();
+        assert_eq!(t.free(p), OK);
+    }
     // documented high flags combined with a base policy are accepted
     let p = t.malloc(64, 0x1000 | NORMAL_ONLY).unwrap();
     assert_eq!(t.free(p), OK);
