@@ -131,3 +131,30 @@ fn get_device_without_context_is_a_silent_107002() {
     assert_eq!(get(&t), ACL_ERROR_RT_CONTEXT_NULL);
     assert!(t.recent_msg().is_some());
 }
+
+/// acl.cpp:292-296: a second aclInit counts a reference and returns 100002
+/// without any text; acl.cpp:541-555: aclFinalizeReference reports the count
+/// through refCount even when it fails with 100037.
+#[test]
+fn repeated_init_is_a_silent_100002_and_finalize_reference_reports_the_count() {
+    let t = T::new();
+    // SAFETY: null config path is allowed.
+    assert_eq!(unsafe { t.lib.aclInit(std::ptr::null()) }.unwrap(), OK);
+    // SAFETY: as above.
+    let rc = unsafe { t.lib.aclInit(std::ptr::null()) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_REPEAT_INITIALIZE);
+    assert_eq!(t.recent_msg(), None);
+    let mut n = 99u64;
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { t.lib.aclFinalizeReference(&mut n) }.unwrap(), OK);
+    assert_eq!(n, 1);
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { t.lib.aclFinalizeReference(&mut n) }.unwrap(), OK);
+    assert_eq!(n, 0);
+    n = 99;
+    // SAFETY: valid out-pointer.
+    let rc = unsafe { t.lib.aclFinalizeReference(&mut n) }.unwrap();
+    assert_eq!(rc, ACL_ERROR_REPEAT_FINALIZE);
+    assert_eq!(n, 0, "written before the check");
+    assert!(t.recent_msg().is_some());
+}
