@@ -45,7 +45,7 @@ static mock_stream *early_stream(aclrtStream stream, aclError *rc)
 
 /*
  * aclrtLaunchHostFunc (v8.5.0): null fn -> 107000 in the runtime
- * (api_error.cc:6232; the acl layer has no check, callback.cpp:114-122); a
+ * (api_error.cc:6232; the acl layer has no check, callback.cpp:115-122); a
  * stream subscribed with aclrtSubscribeReport -> 107011 (api_error.cc:
  * 6233-6234); then the context checks (stream_in_ctx). The first host
  * function subscribes the stream to the context's callback thread
@@ -108,7 +108,7 @@ static bool thread_subscribed_elsewhere(uint64_t thread, int device)
 }
 
 /*
- * aclrtSubscribeReport (v8.5.0; no acl-layer check, callback.cpp:23-31): a
+ * aclrtSubscribeReport (v8.5.0; no acl-layer check, callback.cpp:25-33): a
  * stream used by aclrtLaunchHostFunc -> 107011 (api_error.cc:3652); NULL
  * stream: no context -> 107002, else the default stream (api_impl.cc:
  * 4941-4945); there is no check that the stream is in the current context.
@@ -150,7 +150,7 @@ ACLMOCK_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stre
 
 /*
  * aclrtLaunchCallback (v8.5.0): invalid blockType -> 100000 in the acl
- * layer (callback.cpp:74-77); null fn -> 107000 (api_error.cc:3660); a
+ * layer (callback.cpp:100-103); null fn -> 107000 (api_error.cc:3660); a
  * stream used by aclrtLaunchHostFunc -> 107011 (api_error.cc:3661-3662);
  * then the context checks (stream_in_ctx, api_impl.cc:5084-5093); a stream
  * nobody subscribed -> 107015 (api_impl.cc:5094-5096).
@@ -269,7 +269,7 @@ ACLMOCK_EXPORT aclError aclrtProcessReport(int32_t timeout)
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
-    /* callback.cpp:99-108 (v8.5.0): timeout 0 or < -1 -> 100000 from the acl
+    /* callback.cpp:134-141 (v8.5.0): timeout 0 or < -1 -> 100000 from the acl
      * layer (input error text, no thread error) */
     if (timeout == 0 || timeout < -1) {
         return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "timeout %d ms is invalid (-1 or > 0)", timeout));
@@ -277,7 +277,7 @@ ACLMOCK_EXPORT aclError aclrtProcessReport(int32_t timeout)
     /* api_impl.cc:5116-5120 with subscribe.cc:358-363: a thread with no
      * subscription -> 107012; CqReportIrqWait timing out -> 507012
      * (api_impl.cc:5139-5140). Both leave no text (COND_RETURN_WARN, and the
-     * acl layer skips its log for these two, callback.cpp:111-115) but set
+     * acl layer skips its log for these two, callback.cpp:144-147) but set
      * the thread's error (api_c.cc:2399). */
     uint64_t self = (uint64_t)pthread_self();
     if (!thread_subscribed(self)) {
@@ -364,7 +364,7 @@ ACLMOCK_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream st
     /* Callbacks of the stream still queued for the thread: the source
      * cannot decide what a card does with them. CbSubscribe::Delete
      * (subscribe.cc:197-205) waits for the subscription's event tasks
-     * (Event::WaitForBusy, event.cc:1159-1177) and then frees the report
+     * (Event::WaitForBusy, event.cc:1154-1173) and then frees the report
      * queue (subscribe.cc:207-228); what the task scheduler does with
      * callback tasks whose report queue is gone is in the closed driver/TS
      * firmware. The mock drops them unrun and releases the stream (a

@@ -50,7 +50,7 @@ void ctx_teardown(mock_ctx *ctx)
     }
 }
 
-/* Validates a context argument: 100000 for NULL (context.cpp:45, 57
+/* Validates a context argument: 100000 for NULL (context.cpp:55, 71
  * (v8.5.0): acl layer); a destroyed or unknown handle is counted as misuse
  * and the context (dead) or NULL (unknown: never dereferenced) returned. */
 static mock_ctx *ctx_arg(const void *handle, aclError *rc)

@@ -104,11 +104,11 @@ enum query_kind { Q_OLD, Q_RECORDED, Q_WAIT };
  *   latest recording is still queued, a never-recorded event included
  *   (event.cc:1053-1066);
  * - aclrtQueryEventStatus: EXTERNAL event -> 207000 with text and thread
- *   error (api_error.cc:1312-1313, api_c.cc:803); a never-recorded event is
+ *   error (api_error.cc:1313-1314, api_c.cc:803); a never-recorded event is
  *   NOT_READY, or COMPLETE for an Ex event (event.cc:1070-1078); else
  *   COMPLETE once the latest recording ran;
  * - aclrtQueryEventWaitStatus: Ex, EXTERNAL or IPC -> 207000 (api_error.cc:
- *   1322-1327), no text or thread error (api_c.cc:815); COMPLETE when no
+ *   1323-1328), no text or thread error (api_c.cc:815); COMPLETE when no
  *   wait task of the event is pending (event.cc:1094-1101).
  */
 static aclError query_event(int fn, aclrtEvent event, void *status, enum query_kind kind)

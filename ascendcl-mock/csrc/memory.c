@@ -91,14 +91,14 @@ void memory_reset_locked(void)
 
 /*
  * Device allocation checks (CANN 8.5.0, src/acl/aclrt_impl/memory.cpp):
- * - aclrtMalloc/Align32 (aclMallocMemInner, :148-190), aclrtMallocCached
- *   (:233-262): null devPtr, size 0, size overflowing when padded -> 100000;
+ * - aclrtMalloc/Align32 (aclMallocMemInner, :140-185), aclrtMallocCached
+ *   (:233-265): null devPtr, size 0, size overflowing when padded -> 100000;
  *   an unknown policy is not an error: it becomes RT_MEMORY_DEFAULT
- *   (:176-178, :252-254) and the (closed) driver picks the pages; the mock
+ *   (:175-177, :257-259) and the (closed) driver picks the pages; the mock
  *   treats it as ACL_MEM_MALLOC_HUGE_FIRST;
- * - aclrtMallocWithCfg (aclrtMallocInnerWithCfg, :199-222): null devPtr,
+ * - aclrtMallocWithCfg (aclrtMallocInnerWithCfg, :187-215): null devPtr,
  *   then cfg with numAttrs != 0 and null attrs, then size 0 -> 100000; the
- *   size is passed on unpadded (:214); the runtime refuses any cfg with
+ *   size is passed on unpadded (:209); the runtime refuses any cfg with
  *   null attrs -> 107000 (api_error.cc:5842-5844); the policy is not
  *   checked either (api_impl.cc:7975-8000).
  * Then no current context -> 107002 (api_impl.cc:7969-7970).

@@ -255,11 +255,11 @@ ACLMOCK_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t si
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
-    /* memory.cpp:886-1017 (v8.5.0), all acl layer (100000, no thread
+    /* memory.cpp:888-1013 (v8.5.0), all acl layer (100000, no thread
      * error), in this order: handle, prop null; size 0; flags != 0;
      * handleType != NONE; allocationType != PINNED; location UNREGISTERED;
      * a DDR attribute on a device; an attribute outside the switch
-     * (memory.cpp:921-1011: ACL_DDR_MEM, ACL_HBM_MEM and the
+     * (memory.cpp:912-1014: ACL_DDR_MEM, ACL_HBM_MEM and the
      * ACL_HBM_MEM_P2P_* values are refused, ACL_MEM_* 12..17 accepted) */
     if (!handle || !prop) {
         return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", handle ? "prop" : "handle"));

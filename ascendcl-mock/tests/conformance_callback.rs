@@ -70,7 +70,7 @@ fn process(t: &T, ms: i32) -> i32 {
 }
 
 /// api_error.cc:6232 and 3660: a null function is refused by the runtime
-/// (107000, thread error set), not by the acl layer; callback.cpp:74-77:
+/// (107000, thread error set), not by the acl layer; callback.cpp:100-103:
 /// an invalid block type is the acl layer's 100000 and is checked first.
 #[test]
 fn null_callback_functions_are_the_runtimes_107000_after_the_block_type() {
@@ -170,10 +170,10 @@ fn a_report_thread_serves_one_device_only() {
     t.assert_clean(0);
 }
 
-/// api_c.cc:2393-2400 with callback.cpp:109-115: aclrtProcessReport's 107012
+/// api_c.cc:2393-2400 with callback.cpp:144-147: aclrtProcessReport's 107012
 /// (no subscription) and 507012 (timeout) come without text but set the
 /// thread's last error; its invalid timeout is the acl layer's 100000
-/// (callback.cpp:99-108), which does not.
+/// (callback.cpp:134-141), which does not.
 #[test]
 fn process_report_failures_set_the_last_error_without_text() {
     let t = T::with_device(0);

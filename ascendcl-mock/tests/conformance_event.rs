@@ -115,7 +115,7 @@ fn create_event_ex_refuses_device_only_external_and_combined_ipc() {
 
 /// Ex events are "new mode" (api_impl.cc:1992): aclrtQueryEvent and
 /// aclrtQueryEventWaitStatus refuse them with 207000 (api_error.cc:1299-1300,
-/// 1322-1323) silently (api_c.cc:791, 815); aclrtResetEvent too
+/// 1323-1324) silently (api_c.cc:791, 815); aclrtResetEvent too
 /// (api_impl.cc:2196-2200, api_c.cc:749); aclrtQueryEventStatus of a
 /// never-recorded Ex event is COMPLETE (event.cc:1072-1077).
 #[test]

@@ -226,9 +226,9 @@ fn mock_choice_reset_device_keeps_live_allocations() {
     t.assert_clean(0);
 }
 
-/// memory.cpp:148-190 and 233-262: null devPtr, size 0 and an overflowing
+/// memory.cpp:140-185 and 233-265: null devPtr, size 0 and an overflowing
 /// size are the acl layer's 100000 (no thread error); an unknown policy is
-/// RT_MEMORY_DEFAULT, not an error (memory.cpp:176-178, 252-254).
+/// RT_MEMORY_DEFAULT, not an error (memory.cpp:175-177, 257-259).
 #[test]
 fn malloc_unknown_policy_is_accepted_and_size_checks_are_acl_level() {
     let t = T::with_device(0);
@@ -242,7 +242,7 @@ fn malloc_unknown_policy_is_accepted_and_size_checks_are_acl_level() {
     t.assert_clean(0);
 }
 
-/// memory.cpp:199-222 then api_error.cc:5842-5844: aclrtMallocWithCfg
+/// memory.cpp:187-215 then api_error.cc:5842-5844: aclrtMallocWithCfg
 /// checks cfg (numAttrs != 0 with null attrs: 100000) before size 0
 /// (100000); the runtime then refuses any cfg with null attrs (107000).
 #[test]
@@ -273,7 +273,7 @@ fn malloc_with_cfg_checks_cfg_before_size_and_null_attrs_in_the_runtime() {
     t.assert_clean(0);
 }
 
-/// memory.cpp:921-1017: aclrtMallocPhysical on a device takes HBM_HUGE,
+/// memory.cpp:912-1014: aclrtMallocPhysical on a device takes HBM_HUGE,
 /// HBM_NORMAL, HBM_HUGE1G and the 8.5 ACL_MEM_* attributes (12..17); it
 /// refuses ACL_DDR_MEM, ACL_HBM_MEM, the ACL_HBM_MEM_P2P_* values and the
 /// DDR ones with 100000 (acl layer, no thread error).

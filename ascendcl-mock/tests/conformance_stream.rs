@@ -125,7 +125,7 @@ fn destroyed_contexts_are_107002_on_destroy_and_on_first_use_after_set() {
     // SAFETY: as above.
     assert_eq!(unsafe { t.lib.aclrtSetCurrentContext(c) }.unwrap(), OK);
     assert_eq!(t.create_stream(), Err(ACL_ERROR_RT_CONTEXT_NULL));
-    // SAFETY: null context (context.cpp:57, acl layer).
+    // SAFETY: null context (context.cpp:71, acl layer).
     let rc = unsafe { t.lib.aclrtSetCurrentContext(std::ptr::null_mut()) }.unwrap();
     assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     // SAFETY: live default context.

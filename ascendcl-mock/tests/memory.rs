@@ -87,7 +87,7 @@ fn malloc_rejects_null_zero_overflow_but_not_unknown_policies() {
         Err(ACL_ERROR_INVALID_PARAM)
     );
     // CANN 8.5.0 maps an unknown policy to RT_MEMORY_DEFAULT
-    // (memory.cpp:176-178): accepted, the driver picks the pages
+    // (memory.cpp:175-177): accepted, the driver picks the pages
     for policy in [8, 0x200] {
         let p = t.malloc(64, policy).unwrap();
         assert_eq!(t.free(p), OK);
