@@ -314,3 +314,46 @@ fn granularity_checks_the_attribute_before_the_option() {
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);
 }
+
+/// memory.cpp:1862-1903: the properties of a physical handle are rebuilt
+/// from the driver's page and memory type: ACL_MEM_HUGE reads back as
+/// ACL_HBM_MEM_HUGE, ACL_MEM_NORMAL as ACL_HBM_MEM_NORMAL, and a P2P memory
+/// type (ACL_MEM_P2P_*) is refused with 100000.
+#[test]
+fn allocation_properties_report_the_hbm_attribute_of_the_page_type() {
+    let t = T::with_device(0);
+    let props = |h: aclrtDrvMemHandle| {
+        let mut pr = prop(7, 0);
+        // SAFETY: valid out-pointer; the mock validates the handle.
+        let rc = unsafe { t.lib.aclrtMemGetAllocationPropertiesFromHandle(h, &mut pr) }.unwrap();
+        (rc, pr.memAttr.0, pr.location.id)
+    };
+    for (attr, back) in [(13, HBM_HUGE), (12, HBM_NORMAL), (HBM_HUGE, HBM_HUGE)] {
+        let h = malloc_physical(&t, G2, &prop(0, attr)).unwrap();
+        assert_eq!(props(h), (OK, back, 0), "attr {attr}");
+        assert_eq!(free_physical(&t, h), OK);
+    }
+    let h = malloc_physical(&t, G2, &prop(0, 16)).unwrap();
+    assert_eq!(props(h).0, ACL_ERROR_INVALID_PARAM, "P2P memory type");
+    assert_eq!(free_physical(&t, h), OK);
+    assert_eq!(props(std::ptr::null_mut()).0, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_clean(0);
+}
+
+/// api_error.cc:5203-5204: aclrtMemSetAccess has no acl-layer checks; the
+/// runtime refuses a null address or descriptor with 107000.
+#[test]
+fn mem_set_access_null_arguments_are_the_runtimes_107000() {
+    let t = T::with_device(0);
+    // SAFETY: null address and descriptor are rejected before use.
+    let rc = unsafe {
+        t.lib
+            .aclrtMemSetAccess(std::ptr::null_mut(), G2, std::ptr::null_mut(), 1)
+    }
+    .unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(peek(&t), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(t.reset_device(0), OK);
+    t.assert_clean(0);
+}
