@@ -50,21 +50,20 @@ void ctx_teardown(mock_ctx *ctx)
     }
 }
 
-/* Validates a context argument: 100000 for NULL, 107000 and misuse for a
- * destroyed or unknown handle. */
+/* Validates a context argument: 100000 for NULL (context.cpp:55, 71
+ * (v8.5.0): acl layer); a destroyed or unknown handle is counted as misuse
+ * and the context (dead) or NULL (unknown: never dereferenced) returned. */
 static mock_ctx *ctx_arg(const void *handle, aclError *rc)
 {
     if (!handle) {
-        *rc = fail(ACL_ERROR_INVALID_PARAM, "context is null");
+        *rc = acl_fail(ACL_ERROR_INVALID_PARAM, "context is null");
         return NULL;
     }
     mock_ctx *ctx = (mock_ctx *)obj_lookup(handle, OBJ_CTX);
     if (!ctx || !ctx->h.alive) {
         misuse(ACLMOCK_MISUSE_DESTROYED_HANDLE, "context %p is %s", handle, ctx ? "destroyed" : "not a live context");
-        *rc = fail(ACL_ERROR_RT_PARAM_INVALID, "context %p is %s", handle,
-                   ctx ? "already destroyed" : "not a context of this runtime");
-        return NULL;
     }
+    *rc = ACL_SUCCESS;
     return ctx;
 }
 
@@ -106,8 +105,15 @@ ACLMOCK_EXPORT aclError aclrtDestroyContext(aclrtContext context)
     }
     aclError rc = ACL_SUCCESS;
     mock_ctx *ctx = ctx_arg(context, &rc);
-    if (!ctx) {
+    if (rc != ACL_SUCCESS) {
         return call_end(&c, rc);
+    }
+    /* api_impl.cc:3802 (v8.5.0): a context that is not valid (destroyed,
+     * unknown) -> RT_ERROR_CONTEXT_NULL, 107002; :3803: the primary
+     * (default) context cannot be destroyed -> 107002 */
+    if (!ctx || !ctx->h.alive) {
+        return call_end(&c, fail(ACL_ERROR_RT_CONTEXT_NULL, "context %p is %s", context,
+                                 ctx ? "already destroyed" : "not a context of this runtime"));
     }
     if (ctx->is_default) {
         return call_end(&c, fail(ACL_ERROR_RT_CONTEXT_NULL,
@@ -133,9 +139,15 @@ ACLMOCK_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
     }
     aclError rc = ACL_SUCCESS;
     mock_ctx *ctx = ctx_arg(context, &rc);
-    if (!ctx) {
+    if (rc != ACL_SUCCESS) {
         return call_end(&c, rc);
     }
+    /* api_impl.cc:3825-3832 (v8.5.0): the runtime stores the pointer without
+     * checking it; a destroyed context then fails the next call that needs
+     * a context with 107002 (CHECK_CONTEXT_VALID_WITH_RETURN). The mock does
+     * the same (cur_ctx() treats a dead context as none); an unknown pointer
+     * is never stored (the mock does not dereference it): the thread has no
+     * context, with the same 107002 later. Both are counted as misuse. */
     tls()->ctx = ctx;
     return call_end(&c, ACL_SUCCESS);
 }
@@ -148,12 +160,14 @@ ACLMOCK_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
         return call_end(&c, c.fault_code);
     }
     if (!context) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "context is null"));
+        /* context.cpp:86 (v8.5.0): acl-layer null check, 100000 */
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "context is null"));
     }
-    mock_ctx *ctx = need_ctx();
-    if (!ctx) {
-        return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
-    }
+    /* api_impl.cc:3834-3838 (v8.5.0): ContextGetCurrent stores the thread's
+     * current context (runtime.cc:5300-5312: NULL when the thread has none)
+     * and returns success; api_c.cc:1400 only maps a CONTEXT_NULL that this
+     * path never produces. A thread with no context gets 0 and NULL. */
+    mock_ctx *ctx = cur_ctx();
     *context = ctx;
     jo_obj(&c, "context", ctx, OBJ_CTX);
     return call_end(&c, ACL_SUCCESS);

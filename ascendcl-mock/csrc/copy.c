@@ -14,28 +14,41 @@
 
 static const char *where_name(int w) { return w == MEM_DEVICE ? "device" : w == MEM_PINNED ? "pinned host" : "host"; }
 
-/* Validates a copy; *same is set when dst == src (nothing to do). */
+/*
+ * Validates a copy; *same is set when dst == src (nothing to do). Order of
+ * CANN 8.5.0:
+ * 1. memory.cpp:528-536 / 572-579: null dst, null src, then a kind the acl
+ *    layer does not translate (INNER_/INTER_DEVICE_TO_DEVICE, out of range)
+ *    -> 100000 (acl layer, no thread error);
+ * 2. api_error.cc:1569-1573 (sync) / 1612-1614 (async): destMax 0 (sync),
+ *    count 0, count > destMax -> 107000;
+ * 3. sync: dst == src -> success at once (api_error.cc:1577), before any
+ *    context check; async: the current context (api_error.cc:2099-2100,
+ *    107002) and the addresses (MemcpyAsyncCheckLocation) come first, then
+ *    dst == src -> success (api_error.cc:1658-1659), before the stream
+ *    (api_impl.cc:2754-2762, see aclrtMemcpyAsync).
+ */
 static aclError copy_check(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
-                           mem_range *rd, mem_range *rs, bool *same)
+                           bool async, mem_range *rd, mem_range *rs, bool *same)
 {
     *same = false;
     if (!dst || !src) {
-        return fail(ACL_ERROR_INVALID_PARAM, "%s is null", dst ? "src" : "dst");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", dst ? "src" : "dst");
     }
     if ((unsigned)kind > (unsigned)ACL_MEMCPY_INTER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE ||
         kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE) {
-        return fail(ACL_ERROR_INVALID_PARAM, "kind %d is not supported", (int)kind);
-    }
-    if (!need_ctx()) {
-        return ACL_ERROR_RT_CONTEXT_NULL;
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "kind %d is not supported", (int)kind);
     }
     if (destMax == 0 || count == 0 || count > destMax) {
         return fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu and destMax %zu are invalid (need 0 < count <= destMax)",
                     count, destMax);
     }
-    if (dst == src) {
+    if (!async && dst == src) {
         *same = true;
         return ACL_SUCCESS;
+    }
+    if (!need_ctx()) {
+        return ACL_ERROR_RT_CONTEXT_NULL;
     }
     aclError rc = mem_classify(dst, count, true, false, rd);
     if (!rc) {
@@ -67,6 +80,7 @@ static aclError copy_check(void *dst, size_t destMax, const void *src, size_t co
         return fail(ACL_ERROR_RT_PARAM_INVALID, "kind %d does not match the addresses: dst %p is %s memory, src %p is %s "
                     "memory", (int)kind, dst, where_name(rd->where), src, where_name(rs->where));
     }
+    *same = dst == src;
     return ACL_SUCCESS;
 }
 
@@ -84,7 +98,7 @@ ACLMOCK_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, 
     }
     mem_range rd, rs;
     bool same = false;
-    aclError rc = copy_check(dst, destMax, src, count, kind, &rd, &rs, &same);
+    aclError rc = copy_check(dst, destMax, src, count, kind, false, &rd, &rs, &same);
     if (rc || same) {
         return call_end(&c, rc);
     }
@@ -112,16 +126,20 @@ ACLMOCK_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *
     }
     mem_range rd, rs;
     bool same = false;
-    aclError rc = copy_check(dst, destMax, src, count, kind, &rd, &rs, &same);
-    if (rc) {
+    aclError rc = copy_check(dst, destMax, src, count, kind, true, &rd, &rs, &same);
+    if (rc || same) {
         return call_end(&c, rc);
     }
-    mock_stream *s = stream_arg(stream);
+    /* api_impl.cc:2754-2762 (v8.5.0): NULL = the default stream; a stream
+     * outside the current context -> 107003. (api_error.cc:1661-1666: when
+     * the driver reports pageable host memory the runtime instead
+     * synchronizes the stream and copies synchronously, a path without this
+     * check; whether it is taken depends on the driver's
+     * GET_USER_MALLOC_ATTR support, api_error.cc:2102-2116, so the source
+     * cannot decide and the mock always checks.) */
+    mock_stream *s = stream_in_ctx(stream);
     if (!s) {
-        return call_end(&c, tls()->last_error);
-    }
-    if (same) {
-        return call_end(&c, ACL_SUCCESS);
+        return call_end(&c, tls()->last_rc);
     }
     mock_task *t = task_new(TASK_COPY);
     if (!t) {
@@ -154,15 +172,34 @@ ACLMOCK_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *
 
 /* ----------------------------------------------------------------- fills */
 
-static aclError set_check(void *devPtr, size_t maxCount, size_t count, mem_range *r)
+/*
+ * Validates a fill (CANN 8.5.0): null devPtr -> 100000 (memory.cpp:552,
+ * 627); count 0 -> 107000 (api_error.cc:2362, 2373); async: count >
+ * maxCount -> 107000 (api_error.cc:2374-2375), then no context -> 107002
+ * and a stream outside the current context -> 107003 (api_impl.cc:
+ * 3071-3080). The synchronous fill's count > maxCount is checked below the
+ * open-source layer (driver); the mock refuses it with 107000 after the
+ * context check. *s (async only) receives the stream.
+ */
+static aclError set_check(void *devPtr, size_t maxCount, size_t count, bool async, aclrtStream stream,
+                          mock_stream **s, mem_range *r)
 {
     if (!devPtr) {
-        return fail(ACL_ERROR_INVALID_PARAM, "devPtr is null");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "devPtr is null");
+    }
+    if (count == 0 || (async && count > maxCount)) {
+        return fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu and maxCount %zu are invalid (need 0 < count <= maxCount)",
+                    count, maxCount);
     }
     if (!need_ctx()) {
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
-    if (count == 0 || count > maxCount) {
+    if (async) {
+        *s = stream_in_ctx(stream);
+        if (!*s) {
+            return tls()->last_rc;
+        }
+    } else if (count > maxCount) {
         return fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu and maxCount %zu are invalid (need 0 < count <= maxCount)",
                     count, maxCount);
     }
@@ -189,7 +226,7 @@ ACLMOCK_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value
         return call_end(&c, c.fault_code);
     }
     mem_range r;
-    aclError rc = set_check(devPtr, maxCount, count, &r);
+    aclError rc = set_check(devPtr, maxCount, count, false, NULL, NULL, &r);
     if (rc) {
         return call_end(&c, rc);
     }
@@ -212,13 +249,10 @@ ACLMOCK_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t 
         return call_end(&c, c.fault_code);
     }
     mem_range r;
-    aclError rc = set_check(devPtr, maxCount, count, &r);
+    mock_stream *s = NULL;
+    aclError rc = set_check(devPtr, maxCount, count, true, stream, &s, &r);
     if (rc) {
         return call_end(&c, rc);
-    }
-    mock_stream *s = stream_arg(stream);
-    if (!s) {
-        return call_end(&c, tls()->last_error);
     }
     mock_task *t = task_new(TASK_SET);
     if (!t) {

@@ -135,9 +135,12 @@ ACLMOCK_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
         return call_end(&c, c.fault_code);
     }
     if (!deviceId) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "deviceId is null"));
+        /* device.cpp:139 (v8.5.0) */
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "deviceId is null"));
     }
-    mock_ctx *ctx = need_ctx();
+    /* api_c_device.cc:102-103 (v8.5.0): no current context -> 107002 through
+     * COND_RETURN_WITH_NOLOG, a "special state": no text, no thread error */
+    mock_ctx *ctx = cur_ctx();
     if (!ctx) {
         return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
     }
@@ -154,7 +157,8 @@ ACLMOCK_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
         return call_end(&c, c.fault_code);
     }
     if (!count) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "count is null"));
+        /* device.cpp:244 (v8.5.0) */
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "count is null"));
     }
     *count = G.device_count;
     jo_u64(&c, "count", G.device_count);
@@ -171,7 +175,12 @@ static aclError sync_device(int fn, int32_t timeout, bool has_timeout)
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
-    if (has_timeout && (timeout == 0 || timeout < -1)) {
+    /* device.cpp:186-190 (v8.5.0): timeout < -1 -> 107000 from the acl layer
+     * (no thread error); api_error.cc:2677-2678: timeout 0 -> 107000 */
+    if (has_timeout && timeout < -1) {
+        return call_end(&c, acl_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));
+    }
+    if (has_timeout && timeout == 0) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));
     }
     mock_ctx *ctx = need_ctx();

@@ -24,24 +24,27 @@ static const char *msg_code(aclError code)
     }
 }
 
-aclError fail(aclError code, const char *fmt, ...)
-{
-    mock_tls *t = tls();
-    char detail[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
-    va_end(ap);
-    const char *fn = t->cur_fn >= 0 ? mock_fn_names[t->cur_fn] : "aclmock";
-    char line[1400];
-    int n = snprintf(line, sizeof(line), "%s: %s: %s (error code %d)", msg_code(code), fn, detail, code);
-    if (n < 0) {
-        line[0] = '\0';
-    }
-    return fail_verbatim(code, line);
-}
+/*
+ * Which failures set the thread's last error (aclrtGetLastError /
+ * aclrtPeekAtLastError), CANN 8.5.0:
+ * - the runtime stores an error only through GetRtExtErrCodeAndSetGlobalErr
+ *   (src/runtime/feature/src/api/api_global_err.cc:16-27), called by
+ *   ERROR_RETURN_WITH_EXT_ERRCODE and the COND_RETURN_*_EXT_ERRCODE macros
+ *   (api/api_c.h:26-80), i.e. with a runtime external code (107xxx, 207xxx,
+ *   507xxx, errcode_manage.cc);
+ * - the acl layer's checks (ACL_REQUIRES_NOT_NULL*, ACL_CHECK_RANGE_*,
+ *   src/acl/common/log_inner.h:291-420) return 100000 without calling the
+ *   runtime, so an ACL_ERROR_* code never becomes the last error; the acl
+ *   layer's own early returns of runtime codes (e.g. timeout checks,
+ *   src/acl/aclrt_impl/event.cpp:464-467, stream.cpp:157-160) do not set it
+ *   either (acl_fail);
+ * - COND_RETURN_WITH_NOLOG returns (ACL_ERROR_RT_FEATURE_NOT_SUPPORT of event
+ *   and stream calls, api_c.cc:729, 749, 791, 815; api_c_stream.cc:139) set
+ *   nothing at all: the mock returns those codes without fail().
+ */
+bool is_runtime_code(aclError code) { return code > 0 && (code / 1000) % 100 == 7; }
 
-aclError fail_verbatim(aclError code, const char *line)
+static aclError record_failure(aclError code, const char *line, bool set_last)
 {
     mock_tls *t = tls();
     size_t len = strnlen(line, sizeof(t->msg) - 1);
@@ -67,10 +70,60 @@ aclError fail_verbatim(aclError code, const char *line)
     memcpy(t->msg + t->msg_len, line, len);
     t->msg_len += len;
     t->msg[t->msg_len] = '\0';
-    t->last_error = code;
+    if (set_last) {
+        t->last_error = code;
+    }
+    t->last_rc = code;
     t->fail_seq++;
     snprintf(t->last_fail, sizeof(t->last_fail), "%s", line);
     return code;
+}
+
+static aclError vfail(aclError code, bool set_last, const char *fmt, va_list ap)
+{
+    mock_tls *t = tls();
+    char detail[1024];
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    const char *fn = t->cur_fn >= 0 ? mock_fn_names[t->cur_fn] : "aclmock";
+    char line[1400];
+    int n = snprintf(line, sizeof(line), "%s: %s: %s (error code %d)", msg_code(code), fn, detail, code);
+    if (n < 0) {
+        line[0] = '\0';
+    }
+    return record_failure(code, line, set_last);
+}
+
+aclError fail(aclError code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    aclError rc = vfail(code, is_runtime_code(code), fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+aclError acl_fail(aclError code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    aclError rc = vfail(code, false, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+aclError fail_silent(aclError code)
+{
+    mock_tls *t = tls();
+    if (is_runtime_code(code)) {
+        t->last_error = code;
+    }
+    t->last_rc = code;
+    return code;
+}
+
+aclError fail_verbatim(aclError code, const char *line)
+{
+    return record_failure(code, line, is_runtime_code(code));
 }
 
 static const char *const misuse_names[ACLMOCK_MISUSE_COUNT] = {
@@ -152,7 +205,9 @@ static aclError last_error(int fn, aclrtLastErrLevel level, bool clear)
         return call_end(&c, c.fault_code);
     }
     if (level != ACL_RT_THREAD_LEVEL) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL", (int)level));
+        /* context.cpp:194-197, 205-208 (v8.5.0): ACL_LOG_ERROR only, no
+         * reported text, no thread error */
+        return call_end(&c, ACL_ERROR_INVALID_PARAM);
     }
     mock_tls *t = tls();
     aclError e = t->last_error;

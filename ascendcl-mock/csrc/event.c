@@ -1,20 +1,13 @@
 /*
- * event.c: events. aclrtRecordEvent queues a marker on a stream; the event
- * is complete when the worker has reached its latest recording (an event
- * never recorded is complete). Timeline events (plain aclrtCreateEvent, or
- * ACL_EVENT_TIME_LINE) take a timestamp when the marker runs.
- * aclrtStreamWaitEvent makes later work on a stream wait for the recording
- * that was the latest when the wait was queued.
+ * event.c: events: creation, destruction, record, reset and timestamps.
+ * aclrtRecordEvent queues a marker on a stream; the event is complete when
+ * the worker has reached its latest recording. Timeline events (plain
+ * aclrtCreateEvent, or ACL_EVENT_TIME_LINE) take a timestamp when the marker
+ * runs. Waits, queries and synchronization are in event_sync.c.
  */
-#include "mock.h"
+#include "event.h"
 
 #include <stdlib.h>
-
-#define EVENT_KNOWN_FLAGS                                                                                          \
-    (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY |       \
-     ACL_EVENT_EXTERNAL | ACL_EVENT_IPC)
-
-static bool event_complete(const mock_event *ev) { return !ev->recorded || ev->done_gen >= ev->rec_gen; }
 
 void event_task_done(mock_task *t, bool executed)
 {
@@ -31,10 +24,12 @@ void event_task_done(mock_task *t, bool executed)
 
 bool event_wait_ready(const mock_task *t) { return t->u.ev.ev->done_gen >= t->u.ev.gen; }
 
-static mock_event *event_arg(const void *handle, const char *what)
+mock_event *event_arg(const void *handle, const char *what)
 {
     if (!handle) {
-        fail(ACL_ERROR_INVALID_PARAM, "%s is null", what);
+        /* event.cpp:27, 47, 65, 87, 104, 121, 137, 157, 180, 203, 222,
+         * 240-241; stream.cpp:259 (v8.5.0): ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT */
+        acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", what);
         return NULL;
     }
     mock_event *ev = (mock_event *)obj_lookup(handle, OBJ_EVENT);
@@ -47,21 +42,54 @@ static mock_event *event_arg(const void *handle, const char *what)
     return ev;
 }
 
-static aclError create_event(mock_call *c, aclrtEvent *event, uint32_t flag, bool plain)
+enum ev_mode { EV_PLAIN, EV_WITH_FLAG, EV_EX };
+
+/*
+ * Event creation (v8.5.0), in order:
+ * - event.cpp:27, 44, 62: null out-pointer -> 100000 (acl layer);
+ * - aclrtCreateEventWithFlag, api_error.cc:1165-1178: the flag must have a
+ *   bit of RT_EVENT_FLAG_MAX and none above it (0x40 ACL_EVENT_IPC is above:
+ *   IPC events come only from the Ex call), and ACL_EVENT_DEVICE_USE_ONLY or
+ *   ACL_EVENT_EXTERNAL must be alone -> 107000; (api_impl.cc:1956-1962:
+ *   DEVICE_USE_ONLY alone depends on the TS firmware version; the mock
+ *   accepts it);
+ * - aclrtCreateEventExWithFlag, api_error.cc:1189-1206: DEVICE_USE_ONLY,
+ *   EXTERNAL and IPC must be alone, then the flag must have a bit of
+ *   {SYNC, CAPTURE_STREAM_PROGRESS, 0x04, TIME_LINE, IPC} and none above
+ *   IPC -> 107000, so DEVICE_USE_ONLY and EXTERNAL are refused there;
+ *   (api_error.cc:1198-1201: IPC alone depends on a chip feature table; the
+ *   mock accepts it);
+ * - api_impl.cc:1952-1953, 1981-1982: no current context -> 107002.
+ */
+static aclError create_event(mock_call *c, aclrtEvent *event, uint32_t flag, enum ev_mode mode)
 {
     if (!event) {
-        return fail(ACL_ERROR_INVALID_PARAM, "event is null");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "event is null");
     }
-    if (!plain) {
-        if (flag == 0 || (flag & ~EVENT_KNOWN_FLAGS)) {
-            return fail(ACL_ERROR_RT_PARAM_INVALID, "flag 0x%x is invalid (a non-empty OR of ACL_EVENT_* flags)",
-                        flag);
+    if (mode == EV_WITH_FLAG) {
+        if ((flag & RT_EV_FLAG_MAX) == 0 || flag > RT_EV_FLAG_MAX) {
+            return fail(ACL_ERROR_RT_PARAM_INVALID, "flag 0x%x is out of range (0, 0x%x]", flag, RT_EV_FLAG_MAX);
         }
-        uint32_t solo = flag & (ACL_EVENT_EXTERNAL | ACL_EVENT_IPC);
-        if (solo && flag != solo) {
-            return fail(ACL_ERROR_RT_PARAM_INVALID,
-                        "flag 0x%x combines ACL_EVENT_EXTERNAL or ACL_EVENT_IPC with other flags", flag);
+        const uint32_t solos[2] = {RT_EV_MC2, RT_EV_EXTERNAL};
+        for (int i = 0; i < 2; i++) {
+            if ((flag & solos[i]) && (flag & ~solos[i])) {
+                return fail(ACL_ERROR_RT_PARAM_INVALID, "flag 0x%x: flag 0x%x does not combine with other flags",
+                            flag, solos[i]);
+            }
         }
+    } else if (mode == EV_EX) {
+        const uint32_t solos[3] = {RT_EV_MC2, RT_EV_EXTERNAL, RT_EV_IPC};
+        for (int i = 0; i < 3; i++) {
+            if ((flag & solos[i]) && (flag & ~solos[i])) {
+                return fail(ACL_ERROR_RT_PARAM_INVALID, "flag 0x%x: flag 0x%x does not combine with other flags",
+                            flag, solos[i]);
+            }
+        }
+        if ((flag & RT_EV_EX_MAX) == 0 || flag > RT_EV_EX_MAX) {
+            return fail(ACL_ERROR_RT_PARAM_INVALID, "flag 0x%x is out of range (0, 0x%x]", flag, RT_EV_EX_MAX);
+        }
+    } else {
+        flag = RT_EV_DEFAULT;
     }
     mock_ctx *ctx = need_ctx();
     if (!ctx) {
@@ -79,7 +107,8 @@ static aclError create_event(mock_call *c, aclrtEvent *event, uint32_t flag, boo
     obj_register(&ev->h, OBJ_EVENT, ++G.next_event);
     ev->device = ctx->device;
     ev->flags = flag;
-    ev->timeline = plain || (flag & ACL_EVENT_TIME_LINE);
+    ev->ex = mode == EV_EX;
+    ev->timeline = (flag & RT_EV_TIME_LINE) != 0;
     d->nevents++;
     G.live[ACLMOCK_RES_EVENT]++;
     *event = ev;
@@ -94,7 +123,7 @@ ACLMOCK_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
-    return call_end(&c, create_event(&c, event, 0, true));
+    return call_end(&c, create_event(&c, event, 0, EV_PLAIN));
 }
 
 ACLMOCK_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
@@ -105,7 +134,7 @@ ACLMOCK_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t fla
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
-    return call_end(&c, create_event(&c, event, flag, false));
+    return call_end(&c, create_event(&c, event, flag, EV_WITH_FLAG));
 }
 
 ACLMOCK_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
@@ -116,7 +145,7 @@ ACLMOCK_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t f
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
-    return call_end(&c, create_event(&c, event, flag, false));
+    return call_end(&c, create_event(&c, event, flag, EV_EX));
 }
 
 ACLMOCK_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
@@ -129,7 +158,7 @@ ACLMOCK_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
     }
     mock_event *ev = event_arg(event, "event");
     if (!ev) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     ev->h.alive = false;
     G.devices[ev->device].nevents--;
@@ -173,16 +202,23 @@ ACLMOCK_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
  *   code for an invalid argument): a mock decision, not a fact from the
  *   source.
  */
-static mock_stream *event_stream(const mock_event *ev, aclrtStream stream, bool same_device, aclError *rc)
+mock_stream *event_stream(const mock_event *ev, aclrtStream stream, bool same_device, bool refuse_ex, aclError *rc)
 {
     mock_ctx *ctx = need_ctx();
     if (!ctx) {
         *rc = ACL_ERROR_RT_CONTEXT_NULL;
         return NULL;
     }
+    /* api_impl.cc:2196-2200 (reset only): an Ex event cannot be reset ->
+     * 207000 after the context check and before the stream's; returned
+     * through COND_RETURN_WITH_NOLOG (api_c.cc:749): no text, no thread error */
+    if (refuse_ex && ev->ex) {
+        *rc = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        return NULL;
+    }
     mock_stream *s = stream_arg(stream);
     if (!s) {
-        *rc = tls()->last_error;
+        *rc = tls()->last_rc;
         return NULL;
     }
     if (s->ctx != ctx) {
@@ -200,8 +236,7 @@ static mock_stream *event_stream(const mock_event *ev, aclrtStream stream, bool 
     return s;
 }
 
-/* Queues a marker task of `kind` for `ev` on `s`. */
-static aclError queue_event_task(mock_event *ev, mock_stream *s, task_kind kind, uint64_t gen, int32_t timeout)
+aclError queue_event_task(mock_event *ev, mock_stream *s, task_kind kind, uint64_t gen, int32_t timeout)
 {
     mock_task *t = task_new(kind);
     if (!t) {
@@ -225,6 +260,22 @@ static aclError queue_event_task(mock_event *ev, mock_stream *s, task_kind kind,
     return rc;
 }
 
+/* api_error.cc:1238-1242, 1269-1273, 987-991 (v8.5.0): an
+ * ACL_EVENT_DEVICE_USE_ONLY (RT_EVENT_MC2) event cannot be recorded, reset
+ * or waited for from the host -> 107000, before the context check. */
+bool refuse_device_only(const mock_event *ev)
+{
+    if (ev->flags & RT_EV_MC2) {
+        fail(ACL_ERROR_RT_PARAM_INVALID, "event e%llu (flag 0x%x) is a device-only event",
+             (unsigned long long)ev->h.id, ev->flags);
+        return true;
+    }
+    return false;
+}
+
+/* Record: null event (acl, event.cpp:104), device-only flag
+ * (api_error.cc:1238), no context (api_impl.cc:2097-2098), stream of
+ * another context (api_impl.cc:2110-2111, 107003). */
 ACLMOCK_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
     mock_call c;
@@ -236,16 +287,25 @@ ACLMOCK_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     }
     mock_event *ev = event_arg(event, "event");
     if (!ev) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
+    }
+    if (refuse_device_only(ev)) {
+        return call_end(&c, tls()->last_rc);
     }
     aclError rc = ACL_SUCCESS;
-    mock_stream *s = event_stream(ev, stream, true, &rc);
+    mock_stream *s = event_stream(ev, stream, true, false, &rc);
     if (!s) {
         return call_end(&c, rc);
     }
     return call_end(&c, queue_event_task(ev, s, TASK_RECORD, ev->rec_gen + 1, 0));
 }
 
+/* Reset: null event (acl, event.cpp:121); device-only flag -> 107000
+ * (api_error.cc:1269-1273); an IPC event or one without wait task (only
+ * TIME_LINE / CAPTURE_STREAM_PROGRESS) -> 207000 (api_error.cc:1274-1277),
+ * returned without text or thread error (api_c.cc:749); no context -> 107002
+ * (api_impl.cc:2188-2189); Ex event -> 207000 (api_impl.cc:2196-2200); stream
+ * of another context -> 107003 (api_impl.cc:2201-2202). */
 ACLMOCK_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     mock_call c;
@@ -257,153 +317,20 @@ ACLMOCK_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     }
     mock_event *ev = event_arg(event, "event");
     if (!ev) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
+    }
+    if (refuse_device_only(ev)) {
+        return call_end(&c, tls()->last_rc);
+    }
+    if (ev->flags == RT_EV_IPC || without_wait_task(ev)) {
+        return call_end(&c, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     }
     aclError rc = ACL_SUCCESS;
-    mock_stream *s = event_stream(ev, stream, true, &rc);
+    mock_stream *s = event_stream(ev, stream, true, true, &rc);
     if (!s) {
         return call_end(&c, rc);
     }
     return call_end(&c, queue_event_task(ev, s, TASK_RESET_EVENT, 0, 0));
-}
-
-static aclError stream_wait_event(int fn, aclrtStream stream, aclrtEvent event, int32_t timeout, bool has_timeout)
-{
-    mock_call c;
-    call_begin(&c, fn);
-    ja_stream(&c, "stream", stream);
-    ja_obj(&c, "event", event, OBJ_EVENT);
-    if (has_timeout) {
-        ja_i64(&c, "timeout", timeout);
-    }
-    if (call_faulted(&c)) {
-        return call_end(&c, c.fault_code);
-    }
-    if (has_timeout && (timeout == 0 || timeout < -1)) {
-        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));
-    }
-    mock_event *ev = event_arg(event, "event");
-    if (!ev) {
-        return call_end(&c, tls()->last_error);
-    }
-    aclError rc = ACL_SUCCESS;
-    mock_stream *s = event_stream(ev, stream, false, &rc); /* remote waits are allowed */
-    if (!s) {
-        return call_end(&c, rc);
-    }
-    if (event_complete(ev)) {
-        order_wait(s, ev); /* nothing to wait for: the recorded work has finished */
-        return call_end(&c, ACL_SUCCESS);
-    }
-    return call_end(&c, queue_event_task(ev, s, TASK_WAIT, ev->rec_gen, has_timeout ? timeout : -1));
-}
-
-ACLMOCK_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
-{
-    return stream_wait_event(FN_aclrtStreamWaitEvent, stream, event, -1, false);
-}
-
-ACLMOCK_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
-{
-    return stream_wait_event(FN_aclrtStreamWaitEventWithTimeout, stream, event, timeout, true);
-}
-
-static aclError query_event(int fn, aclrtEvent event, void *status, int kind)
-{
-    mock_call c;
-    call_begin(&c, fn);
-    ja_obj(&c, "event", event, OBJ_EVENT);
-    if (call_faulted(&c)) {
-        return call_end(&c, c.fault_code);
-    }
-    mock_event *ev = event_arg(event, "event");
-    if (!ev) {
-        return call_end(&c, tls()->last_error);
-    }
-    if (!status) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "status is null"));
-    }
-    int64_t v;
-    if (kind == 0) {
-        v = event_complete(ev) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
-    } else if (kind == 1) {
-        v = event_complete(ev) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-    } else {
-        v = ev->pending_waits ? ACL_EVENT_WAIT_STATUS_NOT_READY : ACL_EVENT_WAIT_STATUS_COMPLETE;
-    }
-    if (kind != 2 && event_complete(ev)) {
-        order_host_learn(&ev->vc); /* the host saw the recorded work finish */
-    }
-    replay_out_i64(&c, "status", &v);
-    if (kind == 0) {
-        *(aclrtEventStatus *)status = (aclrtEventStatus)v;
-    } else if (kind == 1) {
-        *(aclrtEventRecordedStatus *)status = (aclrtEventRecordedStatus)v;
-    } else {
-        *(aclrtEventWaitStatus *)status = (aclrtEventWaitStatus)v;
-    }
-    jo_i64(&c, "status", v);
-    return call_end(&c, ACL_SUCCESS);
-}
-
-ACLMOCK_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
-{
-    return query_event(FN_aclrtQueryEvent, event, status, 0);
-}
-
-ACLMOCK_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
-{
-    return query_event(FN_aclrtQueryEventStatus, event, status, 1);
-}
-
-ACLMOCK_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
-{
-    return query_event(FN_aclrtQueryEventWaitStatus, event, status, 2);
-}
-
-static aclError sync_event(int fn, aclrtEvent event, int32_t timeout, bool has_timeout)
-{
-    mock_call c;
-    call_begin(&c, fn);
-    ja_obj(&c, "event", event, OBJ_EVENT);
-    if (has_timeout) {
-        ja_i64(&c, "timeout", timeout);
-    }
-    if (call_faulted(&c)) {
-        return call_end(&c, c.fault_code);
-    }
-    if (has_timeout && (timeout == 0 || timeout < -1)) {
-        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));
-    }
-    mock_event *ev = event_arg(event, "event");
-    if (!ev) {
-        return call_end(&c, tls()->last_error);
-    }
-    uint64_t target = ev->rec_gen;
-    uint64_t deadline = has_timeout ? deadline_after_ms(timeout) : 0;
-    vclock done = {0}; /* the recording this call waits for (order.c) */
-    vc_copy(&done, &ev->vc);
-    while (ev->recorded && ev->done_gen < target) {
-        if (!mock_wait_until(deadline) && ev->recorded && ev->done_gen < target) {
-            vc_free(&done);
-            return call_end(&c, fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
-                                     "event e%llu did not complete within %d ms", (unsigned long long)ev->h.id,
-                                     timeout));
-        }
-    }
-    order_host_learn(&done);
-    vc_free(&done);
-    return call_end(&c, ACL_SUCCESS);
-}
-
-ACLMOCK_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
-{
-    return sync_event(FN_aclrtSynchronizeEvent, event, -1, false);
-}
-
-ACLMOCK_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
-{
-    return sync_event(FN_aclrtSynchronizeEventWithTimeout, event, timeout, true);
 }
 
 ACLMOCK_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
@@ -416,17 +343,26 @@ ACLMOCK_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, 
         return call_end(&c, c.fault_code);
     }
     if (!ms) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "ms is null"));
+        /* event.cpp:239-241: ms, startEvent, endEvent null -> 100000 */
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "ms is null"));
     }
     mock_event *a = event_arg(startEvent, "startEvent");
     mock_event *b = a ? event_arg(endEvent, "endEvent") : NULL;
     if (!a || !b) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
+    }
+    /* api_error.cc:1338-1344 (v8.5.0): EXTERNAL or IPC events have no
+     * timestamps -> 207000 (api_c.cc:828 sets the thread error) */
+    if (a->flags == RT_EV_EXTERNAL || b->flags == RT_EV_EXTERNAL || a->flags == RT_EV_IPC ||
+        b->flags == RT_EV_IPC) {
+        return call_end(&c, fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "EXTERNAL and IPC events have no timestamps"));
     }
     const mock_event *evs[2] = {a, b};
     for (int i = 0; i < 2; i++) {
         const char *which = i ? "endEvent" : "startEvent";
-        if (!evs[i]->recorded) {
+        /* event.cc:1123-1125: never recorded (a reset keeps the recording,
+         * event.cc:1192-1200 is only called on abort) -> 507000 */
+        if (evs[i]->rec_gen == 0) {
             return call_end(&c, fail(ACL_ERROR_RT_INTERNAL_ERROR, "%s e%llu has no recording", which,
                                      (unsigned long long)evs[i]->h.id));
         }

@@ -44,11 +44,11 @@ ACLMOCK_EXPORT aclError aclInit(const char *configPath)
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* acl.cpp:292-296 (v8.5.0): an initialized process counts one more
+     * reference and returns 100002 without logging anything (no text) */
     if (G.init_count > 0) {
         G.init_count++;
-        return call_end(&c, fail(ACL_ERROR_REPEAT_INITIALIZE,
-                                 "ACL is already initialized (reference count now %llu)",
-                                 (unsigned long long)G.init_count));
+        return call_end(&c, ACL_ERROR_REPEAT_INITIALIZE);
     }
     strbuf cfg = {0};
     if (configPath && *configPath) {
@@ -99,7 +99,12 @@ ACLMOCK_EXPORT aclError aclFinalizeReference(uint64_t *refCount)
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* acl.cpp:541-555 (v8.5.0): *refCount receives the count before the
+     * checks; below 1 -> 100037 with text (ACL_LOG_INNER_ERROR) */
     if (G.init_count < 1) {
+        if (refCount) {
+            *refCount = G.init_count;
+        }
         return call_end(&c, fail(ACL_ERROR_REPEAT_FINALIZE, "ACL is not initialized (reference count is 0)"));
     }
     G.init_count--;

@@ -89,25 +89,42 @@ void memory_reset_locked(void)
 
 /* ------------------------------------------------------------- malloc */
 
+/*
+ * Device allocation checks (CANN 8.5.0, src/acl/aclrt_impl/memory.cpp):
+ * - aclrtMalloc/Align32 (aclMallocMemInner, :140-185), aclrtMallocCached
+ *   (:233-265): null devPtr, size 0, size overflowing when padded -> 100000;
+ *   an unknown policy is not an error: it becomes RT_MEMORY_DEFAULT
+ *   (:175-177, :257-259) and the (closed) driver picks the pages; the mock
+ *   treats it as ACL_MEM_MALLOC_HUGE_FIRST;
+ * - aclrtMallocWithCfg (aclrtMallocInnerWithCfg, :187-215): null devPtr,
+ *   then cfg with numAttrs != 0 and null attrs, then size 0 -> 100000; the
+ *   size is passed on unpadded (:209); the runtime refuses any cfg with
+ *   null attrs -> 107000 (api_error.cc:5842-5844); the policy is not
+ *   checked either (api_impl.cc:7975-8000).
+ * Then no current context -> 107002 (api_impl.cc:7969-7970).
+ */
 static aclError do_malloc(mock_call *c, void **devPtr, size_t size, aclrtMemMallocPolicy policy, bool align32,
                           const aclrtMallocConfig *cfg)
 {
     if (!devPtr) {
-        return fail(ACL_ERROR_INVALID_PARAM, "devPtr is null");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "devPtr is null");
+    }
+    if (cfg && cfg->numAttrs && !cfg->attrs) {
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "cfg has %zu attributes but attrs is null", cfg->numAttrs);
     }
     if (size == 0) {
-        return fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
     }
     if (size > SIZE_MAX - 2 * MOCK_GIB) {
-        return fail(ACL_ERROR_INVALID_PARAM, "size %zu overflows when rounded up", size);
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "size %zu overflows when rounded up", size);
+    }
+    if (cfg && !cfg->attrs) {
+        return fail(ACL_ERROR_RT_PARAM_INVALID, "cfg is given without attrs");
     }
     uint32_t pol = (uint32_t)policy;
     uint32_t base = pol & ~POLICY_FLAGS;
     if (base > (uint32_t)ACL_MEM_MALLOC_HUGE1G_ONLY_P2P) {
-        return fail(ACL_ERROR_INVALID_PARAM, "policy 0x%x is not a valid aclrtMemMallocPolicy", pol);
-    }
-    if (cfg && cfg->numAttrs && !cfg->attrs) {
-        return fail(ACL_ERROR_INVALID_PARAM, "cfg has %zu attributes but attrs is null", cfg->numAttrs);
+        base = ACL_MEM_MALLOC_HUGE_FIRST;
     }
     mock_ctx *ctx = need_ctx();
     if (!ctx) {
@@ -185,7 +202,7 @@ ACLMOCK_EXPORT aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMa
 ACLMOCK_EXPORT aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
                                            aclrtMallocConfig *cfg)
 {
-    return malloc_entry(FN_aclrtMallocWithCfg, devPtr, size, policy, false, cfg);
+    return malloc_entry(FN_aclrtMallocWithCfg, devPtr, size, policy, true, cfg); /* unpadded */
 }
 
 ACLMOCK_EXPORT aclError aclrtFree(void *devPtr)
@@ -306,11 +323,18 @@ ACLMOCK_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, size_t
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* memory.cpp:742-743 (v8.5.0): free, then total, null -> 100000 */
     if (!free_ || !total) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "%s is null", free_ ? "total" : "free"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", free_ ? "total" : "free"));
     }
-    if ((unsigned)attr > (unsigned)ACL_MEM_P2P_HUGE1G) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "attr %d is not a valid aclrtMemAttr", (int)attr));
+    /* api_error.cc:2418-2419: only RT_MEMORYINFO_DDR..HBM_P2P_HUGE1G
+     * (mem.h:152-163, = ACL_DDR_MEM..ACL_HBM_MEM_P2P_HUGE1G, 0..11) pass;
+     * anything else, the 8.5 header's ACL_MEM_NORMAL..ACL_MEM_P2P_HUGE1G
+     * (12..17) included, is RT_ERROR_INVALID_MEMORY_TYPE -> 107016
+     * (errcode_manage.cc:301), before the context check (api_impl.cc:3130) */
+    if ((unsigned)attr > (unsigned)ACL_HBM_MEM_P2P_HUGE1G) {
+        return call_end(&c, fail(ACL_ERROR_RT_INVALID_MEMORY_TYPE, "attr %d is not a valid memory type [0, %d]",
+                                 (int)attr, (int)ACL_HBM_MEM_P2P_HUGE1G));
     }
     mock_ctx *ctx = need_ctx();
     if (!ctx) {

@@ -191,7 +191,8 @@ struct mock_stream {
     pthread_cond_t cv;
     bool has_thread, stopping, discard;
     aclError sticky; /* reported by the next synchronize of this stream */
-    bool subscribed;
+    bool subscribed;  /* aclrtSubscribeReport (SUBSCRIBE_USER) */
+    bool runtime_sub; /* aclrtLaunchHostFunc used it (SUBSCRIBE_RUNTIME) */
     uint64_t sub_thread;
     uint32_t ord;       /* order id (order.c) */
     vclock vc;          /* what this stream's next task is ordered after */
@@ -201,7 +202,8 @@ struct mock_stream {
 struct mock_event {
     mock_obj h;
     int device;
-    uint32_t flags;
+    uint32_t flags; /* runtime flags (RT_EVENT_*): plain events 0x0E */
+    bool ex;        /* created by aclrtCreateEventExWithFlag (new mode) */
     bool timeline;
     bool recorded;          /* has a recording (cleared by aclrtResetEvent) */
     uint64_t rec_gen;       /* number of the latest recording */
@@ -361,7 +363,8 @@ typedef struct mock_tls {
     uint64_t gen;
     uint64_t tid;
     mock_ctx *ctx;
-    aclError last_error;
+    aclError last_error; /* aclrtGetLastError: runtime-layer failures only */
+    aclError last_rc;    /* code of the latest failure of any layer (internal) */
     int cur_fn; /* function being executed on this thread, -1 if none */
     uint64_t fail_seq; /* failures recorded on this thread (fail_verbatim) */
     uint64_t rp_gen;    /* replay load this thread was bound under */
@@ -380,8 +383,18 @@ uint64_t thread_small_id(void);
 /* ------------------------------------------------------- errors, misuse */
 
 /* Records a failure of the current call: message (accumulated per thread,
- * prefixed with a runtime-style code and the function name) and last error. */
+ * prefixed with a runtime-style code and the function name) and, for a
+ * runtime code (x07xxx), the thread's last error. */
 aclError fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
+/* A check of the acl layer (src/acl/aclrt_impl) that returns `code` itself:
+ * the text is reported (ACL_LOG_CALL_ERROR / *_WITH_INPUT_REPORT) but the
+ * runtime's thread error is never set, whatever the code. */
+aclError acl_fail(aclError code, const char *fmt, ...) MOCK_PRINTF(2, 3);
+/* A runtime failure returned without text but stored as the thread's
+ * last error (rtProcessReport, api_c.cc:2399). */
+aclError fail_silent(aclError code);
+/* True for codes of the runtime layer (107xxx, 207xxx, 507xxx). */
+bool is_runtime_code(aclError code);
 /* Records `line` as the thread's error text exactly as given (injected
  * faults and replayed traces carry the runtime's own text). */
 aclError fail_verbatim(aclError code, const char *line);
@@ -467,6 +480,9 @@ mock_stream *stream_create(mock_ctx *ctx, bool is_default, uint32_t priority, ui
 /* Resolves a stream argument (NULL = default stream of the current context);
  * fails with the right code and misuse when invalid. */
 mock_stream *stream_arg(const void *handle);
+/* As stream_arg, for calls that queue work: also fails (107002/107003) when
+ * there is no current context or the stream belongs to another context. */
+mock_stream *stream_in_ctx(const void *handle);
 aclError stream_enqueue(mock_stream *s, mock_task *t); /* takes ownership */
 /* Waits until the stream completed task `seq`; false on timeout. */
 bool stream_wait_seq(mock_stream *s, uint64_t seq, uint64_t deadline_ns);

@@ -99,16 +99,21 @@ ACLMOCK_EXPORT aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *p
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* memory.cpp:1225-1248 (v8.5.0): prop, granularity null, then a memAttr
+     * other than HBM_HUGE/HBM_NORMAL/HBM_HUGE1G -> 100000 (acl layer); the
+     * option goes to the driver (closed): the mock refuses other values
+     * with 100000 after those checks */
     if (!prop || !granularity) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "%s is null", prop ? "granularity" : "prop"));
-    }
-    if (option != ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM && option != ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "option %d is not MINIMUM or RECOMMENDED", (int)option));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", prop ? "granularity" : "prop"));
     }
     aclrtMemAttr a = prop->memAttr;
     if (a != ACL_HBM_MEM_HUGE && a != ACL_HBM_MEM_NORMAL && a != ACL_HBM_MEM_HUGE1G) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM,
-                                 "memAttr %d is not ACL_HBM_MEM_HUGE, ACL_HBM_MEM_NORMAL or ACL_HBM_MEM_HUGE1G", (int)a));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM,
+                                     "memAttr %d is not ACL_HBM_MEM_HUGE, ACL_HBM_MEM_NORMAL or ACL_HBM_MEM_HUGE1G",
+                                     (int)a));
+    }
+    if (option != ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM && option != ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED) {
+        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "option %d is not MINIMUM or RECOMMENDED", (int)option));
     }
     uint64_t gran = attr_granularity(a);
     replay_out_u64(&c, "granularity", &gran);
@@ -250,24 +255,41 @@ ACLMOCK_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t si
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* memory.cpp:888-1013 (v8.5.0), all acl layer (100000, no thread
+     * error), in this order: handle, prop null; size 0; flags != 0;
+     * handleType != NONE; allocationType != PINNED; location UNREGISTERED;
+     * a DDR attribute on a device; an attribute outside the switch
+     * (memory.cpp:912-1014: ACL_DDR_MEM, ACL_HBM_MEM and the
+     * ACL_HBM_MEM_P2P_* values are refused, ACL_MEM_* 12..17 accepted) */
     if (!handle || !prop) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "%s is null", handle ? "prop" : "handle"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", handle ? "prop" : "handle"));
     }
     if (size == 0 || flags != 0) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, size ? "flags must be 0" : "size is 0"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, size ? "flags must be 0" : "size is 0"));
     }
     if (prop->handleType != ACL_MEM_HANDLE_TYPE_NONE || prop->allocationType != ACL_MEM_ALLOCATION_TYPE_PINNED) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "handleType %d / allocationType %d are not NONE / PINNED",
-                                 (int)prop->handleType, (int)prop->allocationType));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM,
+                                     "handleType %d / allocationType %d are not NONE / PINNED",
+                                     (int)prop->handleType, (int)prop->allocationType));
     }
-    if (prop->location.type != ACL_MEM_LOCATION_TYPE_DEVICE) {
+    if (prop->location.type == ACL_MEM_LOCATION_TYPE_UNREGISTERED) {
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "location.type UNREGISTERED is not supported"));
+    }
+    aclrtMemAttr ma = prop->memAttr;
+    bool dev_loc = prop->location.type == ACL_MEM_LOCATION_TYPE_DEVICE;
+    bool p2p_hbm = ma == ACL_HBM_MEM_P2P_HUGE || ma == ACL_HBM_MEM_P2P_NORMAL || ma == ACL_HBM_MEM_P2P_HUGE1G;
+    uint64_t gran = attr_granularity(ma);
+    bool unknown = gran == 0 && !attr_is_ddr(ma);
+    if ((dev_loc && attr_is_ddr(ma)) || ma == ACL_DDR_MEM || ma == ACL_HBM_MEM || p2p_hbm || unknown) {
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "memAttr %d cannot be allocated at location type %d",
+                                     (int)ma, (int)prop->location.type));
+    }
+    /* Host (HOST, HOST_NUMA) physical memory passes the acl layer and is
+     * the driver's (closed); the mock has no host VMM: refused with 100000
+     * (a mock decision). */
+    if (!dev_loc) {
         return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "location.type %d is not ACL_MEM_LOCATION_TYPE_DEVICE",
                                  (int)prop->location.type));
-    }
-    uint64_t gran = attr_granularity(prop->memAttr);
-    if (attr_is_ddr(prop->memAttr) || gran == 0) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "memAttr %d cannot be allocated on a device",
-                                 (int)prop->memAttr));
     }
     int32_t dev = (int32_t)prop->location.id;
     if (prop->location.id > INT32_MAX || !device_valid(dev)) {
@@ -317,7 +339,7 @@ ACLMOCK_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
     }
     mock_phys *p = phys_arg(handle, true);
     if (!p) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (p->refs == 0) {
         misuse(ACLMOCK_MISUSE_DOUBLE_FREE, "physical handle p%llu was already freed", (unsigned long long)p->h.id);
@@ -362,7 +384,7 @@ ACLMOCK_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, ac
     }
     mock_phys *p = phys_arg(handle, false);
     if (!p) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
     if (offset != 0) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "offset %zu must be 0", offset));

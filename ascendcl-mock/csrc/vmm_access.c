@@ -29,8 +29,12 @@ ACLMOCK_EXPORT aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAcc
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* v8.5.0: the acl layer checks nothing (memory.cpp:1834-1845); the
+     * runtime refuses a null virPtr or desc with 107000 (api_error.cc:
+     * 5203-5204); size and count go to the driver (closed,
+     * npu_driver.cc): the mock refuses 0 with 107000 too */
     if (!virPtr || !desc || size == 0 || count == 0) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "virPtr, desc, size and count must be non-zero"));
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "virPtr, desc, size and count must be non-zero"));
     }
     mock_resv *r = NULL;
     mock_map *first = mapping_at(virPtr, &r);
@@ -110,15 +114,27 @@ ACLMOCK_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMem
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* memory.cpp:1852 (v8.5.0): null virPtr -> 100000 in the acl layer. A
+     * null handle is passed on to the driver (api_error.cc:6257-6260 checks
+     * virPtr only; npu_driver.cc:5452-5463): the mock refuses it with 100000 */
     if (!virPtr || !handle) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "%s is null", virPtr ? "handle" : "virPtr"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", virPtr ? "handle" : "virPtr"));
     }
     mock_resv *r = NULL;
     mock_map *m = mapping_at(virPtr, &r);
     if (!m) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not mapped", virPtr));
     }
-    /* a retained handle is one more reference, released by aclrtFreePhysical */
+    /* docs/api_docs/aclrtMemRetainAllocationHandle.md:29 (v8.5.0): virPtr
+     * must be the address passed to aclrtMapMem; the check itself is in the
+     * driver (halMemRetainAllocationHandle), whose "invalid value" the
+     * runtime maps to 107000 */
+    if ((uintptr_t)virPtr - G.devices[r->device].vwin - r->off != m->off) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID,
+                                 "%p is inside a mapping but not the address aclrtMapMem mapped", virPtr));
+    }
+    /* docs/api_docs/aclrtMemRetainAllocationHandle.md:15: every call takes
+     * one more reference, each released by its own aclrtFreePhysical */
     m->phys->refs++;
     m->phys->h.alive = true;
     *handle = m->phys;
@@ -135,15 +151,47 @@ ACLMOCK_EXPORT aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHan
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    /* memory.cpp:1862-1903 (v8.5.0): null handle -> 100000 (acl layer); a
+     * null prop is not checked there (a card dereferences it): the mock
+     * refuses it with 100000. The properties are rebuilt from the driver's:
+     * handleType NONE, allocationType PINNED, the location and reserve as
+     * allocated, and memAttr from the page type only (normal ->
+     * ACL_HBM_MEM_NORMAL, huge -> ACL_HBM_MEM_HUGE, 1G -> ACL_HBM_MEM_HUGE1G:
+     * an ACL_MEM_HUGE handle reads back as ACL_HBM_MEM_HUGE); a P2P memory
+     * type (ACL_MEM_P2P_*) is refused with 100000 after the other fields are
+     * written (memory.cpp:1872-1880). */
+    if (!handle) {
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "handle is null"));
+    }
     if (!prop) {
-        return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "prop is null"));
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "prop is null"));
     }
     mock_phys *p = phys_arg(handle, false);
     if (!p) {
-        return call_end(&c, tls()->last_error);
+        return call_end(&c, tls()->last_rc);
     }
-    *prop = p->prop;
-    jo_i64(&c, "memAttr", (int64_t)p->prop.memAttr);
-    jo_i64(&c, "device", (int64_t)p->prop.location.id);
+    prop->handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    prop->allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop->location = p->prop.location;
+    prop->reserve = p->prop.reserve;
+    switch (p->prop.memAttr) {
+    case ACL_HBM_MEM_NORMAL:
+    case ACL_MEM_NORMAL:
+        prop->memAttr = ACL_HBM_MEM_NORMAL;
+        break;
+    case ACL_HBM_MEM_HUGE1G:
+    case ACL_MEM_HUGE1G:
+        prop->memAttr = ACL_HBM_MEM_HUGE1G;
+        break;
+    case ACL_HBM_MEM_HUGE:
+    case ACL_MEM_HUGE:
+        prop->memAttr = ACL_HBM_MEM_HUGE;
+        break;
+    default:
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "the memory of handle p%llu is not HBM (memAttr %d)",
+                                     (unsigned long long)p->h.id, (int)p->prop.memAttr));
+    }
+    jo_i64(&c, "memAttr", (int64_t)prop->memAttr);
+    jo_i64(&c, "device", (int64_t)prop->location.id);
     return call_end(&c, ACL_SUCCESS);
 }

@@ -70,9 +70,10 @@ fn launch_host_func_runs_in_stream_order_and_may_call_acl() {
         0x21,
         "after the first fill, before the second"
     );
-    // SAFETY: a null function is rejected.
+    // SAFETY: a null function is rejected, by the runtime (api_error.cc:6232,
+    // CANN 8.5.0: 107000; the acl layer has no check).
     let rc = unsafe { t.lib.aclrtLaunchHostFunc(s, None, std::ptr::null_mut()) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(t.destroy_stream(s), OK);
     assert_eq!(t.free(dev), OK);
     assert_eq!(t.reset_device(0), OK);
@@ -140,7 +141,8 @@ fn report_callbacks_use_the_subscription_error_codes() {
     assert_eq!(unsafe { t.lib.aclrtUnSubscribeReport(me, s) }.unwrap(), OK);
     // SAFETY: live stream.
     let rc = unsafe { t.lib.aclrtUnSubscribeReport(me, s) }.unwrap();
-    assert_eq!(rc, ACL_ERROR_RT_STREAM_NO_CB_REG);
+    // CbSubscribe::Delete, subscribe.cc:175-181 (CANN 8.5.0): 107011
+    assert_eq!(rc, ACL_ERROR_RT_STREAM_SUBSCRIBE);
     assert_eq!(t.destroy_stream(s), OK);
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);

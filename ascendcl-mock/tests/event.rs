@@ -41,12 +41,14 @@ fn old_status(t: &T, e: aclrtEvent) -> aclrtEventStatus {
 fn event_status_enums_are_reversed_between_query_event_and_query_event_status() {
     let t = T::with_device(0);
     let e = t.create_event();
-    // never recorded: complete
+    // never recorded: NOT_READY for aclrtQueryEventStatus (event.cc:1072-1077,
+    // v8.5.0: RT_EVENT_INIT for an event not made by the Ex call) but
+    // COMPLETE for the deprecated aclrtQueryEvent (event.cc:1061)
     assert_eq!(
         recorded_status(&t, e),
-        aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
+        aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_NOT_READY
     );
-    assert_eq!(recorded_status(&t, e).0, 1);
+    assert_eq!(recorded_status(&t, e).0, 0);
     assert_eq!(old_status(&t, e).0, 0);
     t.s.set_stream_delay(DELAY);
     assert_eq!(t.record(e, std::ptr::null_mut()), OK);
@@ -73,8 +75,13 @@ fn event_status_enums_are_reversed_between_query_event_and_query_event_status() 
 fn create_event_with_flag_rejects_zero_unknown_bits_and_exclusive_combinations() {
     let t = T::with_device(0);
     assert_eq!(t.create_event_with_flag(0), Err(ACL_ERROR_RT_PARAM_INVALID));
+    // 0x4 (RT_EVENT_DDSYNC) is inside RT_EVENT_FLAG_MAX (event.hpp:33-34,
+    // api_error.cc:1165-1167, v8.5.0): accepted
+    let internal = t.create_event_with_flag(0x4).unwrap();
+    assert_eq!(t.destroy_event(internal), OK);
+    // IPC events come only from the Ex call (0x40 > RT_EVENT_FLAG_MAX)
     assert_eq!(
-        t.create_event_with_flag(0x4),
+        t.create_event_with_flag(ACL_EVENT_IPC),
         Err(ACL_ERROR_RT_PARAM_INVALID)
     );
     assert_eq!(
@@ -223,11 +230,12 @@ fn stream_wait_event_orders_work_across_streams() {
     assert_eq!(rc, OK);
     assert_eq!(ws, aclrtEventWaitStatus::ACL_EVENT_WAIT_STATUS_COMPLETE);
     assert_eq!(t.sync_stream(producer), OK);
-    // waiting on a never-recorded event does not block
+    // waiting on a never-recorded event without ACL_EVENT_SYNC is refused
+    // (event.cc:598-605, v8.5.0)
     let fresh = t.create_event();
     // SAFETY: live stream and event.
     let rc = unsafe { t.lib.aclrtStreamWaitEventWithTimeout(consumer, fresh, 10) }.unwrap();
-    assert_eq!(rc, OK);
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
     // SAFETY: as above; 0 is not a valid timeout.
     let rc = unsafe { t.lib.aclrtStreamWaitEventWithTimeout(consumer, fresh, 0) }.unwrap();
     assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
@@ -254,13 +262,23 @@ fn reset_event_clears_the_recording_in_stream_order() {
     let rc = unsafe { t.lib.aclrtResetEvent(e, std::ptr::null_mut()) }.unwrap();
     assert_eq!(rc, OK);
     assert_eq!(t.sync_stream(std::ptr::null_mut()), OK);
+    // a reset keeps the recording (HasRecord is cleared only on abort,
+    // event_task.cc:230-233 and event.cc:1192-1200, v8.5.0), so an event
+    // with ACL_EVENT_SYNC only still has no timestamp (107006)
     let mut ms = 0.0f32;
     // SAFETY: live events, valid out-pointer.
     let rc = unsafe { t.lib.aclrtEventElapsedTime(&mut ms, e, e) }.unwrap();
-    assert_eq!(
-        rc, ACL_ERROR_RT_INTERNAL_ERROR,
-        "a reset event has no recording"
-    );
+    assert_eq!(rc, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID);
+    // and a wait after the reset waits for the next recording
+    // (event.cc:541-545): it is released by recording again
+    let s = t.create_stream().unwrap();
+    // SAFETY: live stream and event.
+    let rc = unsafe { t.lib.aclrtStreamWaitEvent(s, e) }.unwrap();
+    assert_eq!(rc, OK);
+    assert!(!t.stream_done(s), "the wait needs a new recording");
+    assert_eq!(t.record(e, std::ptr::null_mut()), OK);
+    assert_eq!(t.sync_stream(s), OK);
+    assert_eq!(t.destroy_stream(s), OK);
     assert_eq!(t.destroy_event(e), OK);
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);

@@ -270,6 +270,12 @@ fn reset_returns_to_the_pristine_state() {
         Err(ACL_ERROR_RT_CONTEXT_NULL),
         "thread-local contexts are forgotten"
     );
+    // aclrtGetDevice reports no text without a context (api_c_device.cc:103,
+    // CANN 8.5.0); synchronizing the default stream does (api_impl.cc:1581)
+    assert_eq!(
+        t.sync_stream(std::ptr::null_mut()),
+        ACL_ERROR_RT_CONTEXT_NULL
+    );
     assert_eq!(
         t.recent_msg().unwrap().matches("EE").count(),
         1,

@@ -35,9 +35,19 @@ fn create_stream_with_config_checks_priority_and_flags() {
         let rc = unsafe { t.lib.aclrtCreateStreamWithConfig(&mut s, prio, flags) }.unwrap();
         (rc, s)
     };
-    assert_eq!(create(8, 0).0, ACL_ERROR_RT_PARAM_INVALID);
-    assert_eq!(create(0, 0x40).0, ACL_ERROR_RT_PARAM_INVALID);
-    assert!(t.recent_msg().unwrap().contains("unknown bits 0x40"));
+    // CANN 8.5.0 clamps the priority to [0, 7] (api_error.cc:934-945) and
+    // drops unknown flag bits (stream.cpp:58-76): both create a stream
+    for (prio, flags) in [(8, 0), (u32::MAX, 0), (0, 0x40)] {
+        let (rc, s) = create(prio, flags);
+        assert_eq!(rc, OK, "priority {prio}, flags {flags:#x}");
+        assert_eq!(t.destroy_stream(s), OK);
+    }
+    // ACL_STREAM_DEVICE_USE_ONLY takes no other flag (api_error.cc:966-968)
+    assert_eq!(
+        create(0, ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_FAST_LAUNCH).0,
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert!(t.recent_msg().unwrap().contains("DEVICE_USE_ONLY"));
     let all = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_HUGE;
     let (rc, s) = create(7, all);
     assert_eq!(rc, OK);

@@ -225,7 +225,9 @@ fn access_rights_and_handle_queries() {
     assert_eq!(t.download(va, 8), vec![0; 8]);
     assert_eq!(set(3, 0), OK);
     assert_eq!(t.upload(va, &[1; 8]), OK);
-    // retaining gives the handle back and counts a reference
+    // retaining gives the handle back and counts a reference; virPtr must
+    // be the mapped address (CANN 8.5.0
+    // docs/api_docs/aclrtMemRetainAllocationHandle.md:29)
     let mut r: aclrtDrvMemHandle = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
     let rc = unsafe {
@@ -233,6 +235,9 @@ fn access_rights_and_handle_queries() {
             .aclrtMemRetainAllocationHandle(va.wrapping_byte_add(100), &mut r)
     }
     .unwrap();
+    assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
+    // SAFETY: valid out-pointer.
+    let rc = unsafe { t.lib.aclrtMemRetainAllocationHandle(va, &mut r) }.unwrap();
     assert_eq!(rc, OK);
     assert_eq!(r, h);
     assert_eq!(unmap(&t, va), OK);

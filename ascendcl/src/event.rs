@@ -187,7 +187,7 @@ impl Event {
         })
     }
 
-    /// Whether the latest recording has completed (true if never recorded).
+    /// Whether the latest recording has completed (false if never recorded).
     pub fn query(&self) -> Result<bool> {
         self.inner.ctx.bind()?;
         let lib = self.inner.ctx.lib();
