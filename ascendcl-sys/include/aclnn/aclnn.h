@@ -249,6 +249,101 @@ aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_t dim, bool
                                         aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnArgMax);
 
+/* ----------------------------------------- second set: a small ResNet
+ * (hicann/ops-nn conv/, norm/batch_norm_v3/, norm/batch_norm_grad_v3/,
+ * pooling/; hicann/ops-cv image/upsample_*). */
+
+/* N-d convolution (NCL/NCHW/NCDHW); `groups` is 64-bit here... */
+aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, const aclTensor *weight,
+                                             const aclTensor *bias, const aclIntArray *stride,
+                                             const aclIntArray *padding,
+                                             const aclIntArray *dilation, bool transposed,
+                                             const aclIntArray *outputPadding,
+                                             const int64_t groups, aclTensor *output,
+                                             int8_t cubeMathType, uint64_t *workspaceSize,
+                                             aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnConvolution);
+/* ...and a plain int in its backward (the ABI trap). outputMask has three
+ * entries: gradInput, gradWeight, gradBias; biasSizes may be null. */
+aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *input, const aclTensor *weight,
+    const aclIntArray *biasSizes, const aclIntArray *stride, const aclIntArray *padding,
+    const aclIntArray *dilation, bool transposed, const aclIntArray *outputPadding, int groups,
+    const aclBoolArray *outputMask, int8_t cubeMathType, aclTensor *gradInput,
+    aclTensor *gradWeight, aclTensor *gradBias, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnConvolutionBackward);
+/* Batch normalization over the channel axis (1); training updates the
+ * running statistics in place. On Atlas A2/A3 saveInvstd receives the biased
+ * batch variance, on 950 1/std (the op's documentation). */
+aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *input, const aclTensor *weight,
+                                           const aclTensor *bias, aclTensor *runningMean,
+                                           aclTensor *runningVar, bool training, double momentum,
+                                           double eps, aclTensor *output, aclTensor *saveMean,
+                                           aclTensor *saveInvstd, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnBatchNorm);
+/* Its gradients; saveMean/saveInvstd are the forward's, handed back as is. */
+aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
+    const aclTensor *gradOut, const aclTensor *input, const aclTensor *weight,
+    const aclTensor *runningMean, const aclTensor *runningVar, const aclTensor *saveMean,
+    const aclTensor *saveInvstd, bool training, double eps, const aclBoolArray *outputMask,
+    aclTensor *gradInput, aclTensor *gradWeight, aclTensor *gradBias, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnBatchNormBackward);
+/* 2-D max pooling with PyTorch-style flat indices; an empty stride means
+ * the kernel size. */
+aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self,
+                                                      const aclIntArray *kernelSize,
+                                                      const aclIntArray *stride,
+                                                      const aclIntArray *padding,
+                                                      const aclIntArray *dilation, bool ceilMode,
+                                                      aclTensor *out, aclTensor *indices,
+                                                      uint64_t *workspaceSize,
+                                                      aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMaxPool2dWithIndices);
+/* Its gradient: gradOutput scattered to the indices. */
+aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices,
+    const aclIntArray *kernelSize, const aclIntArray *stride, const aclIntArray *padding,
+    const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMaxPool2dWithIndicesBackward);
+/* Average pooling to an output size (PyTorch's bins). */
+aclnnStatus aclnnAdaptiveAvgPool2dGetWorkspaceSize(const aclTensor *self,
+                                                   const aclIntArray *outputSize, aclTensor *out,
+                                                   uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnAdaptiveAvgPool2d);
+/* Its gradient (`self` gives the input shape). */
+aclnnStatus aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                           const aclTensor *self, aclTensor *out,
+                                                           uint64_t *workspaceSize,
+                                                           aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnAdaptiveAvgPool2dBackward);
+/* Bicubic resize to outputSize [H, W], cubic coefficient -0.75 as PyTorch. */
+aclnnStatus aclnnUpsampleBicubic2dGetWorkspaceSize(const aclTensor *self,
+                                                   const aclIntArray *outputSize,
+                                                   const bool alignCorners, const double scalesH,
+                                                   const double scalesW, aclTensor *out,
+                                                   uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnUpsampleBicubic2d);
+/* Its gradient; inputSize is [N, C, H, W]. */
+aclnnStatus aclnnUpsampleBicubic2dBackwardGetWorkspaceSize(
+    const aclTensor *gradOut, const aclIntArray *outputSize, const aclIntArray *inputSize,
+    const bool alignCorners, double scalesH, double scalesW, aclTensor *gradInput,
+    uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnUpsampleBicubic2dBackward);
+/* Bilinear resize, same parameters as bicubic. */
+aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(const aclTensor *self,
+                                                    const aclIntArray *outputSize,
+                                                    const bool alignCorners, const double scalesH,
+                                                    const double scalesW, aclTensor *out,
+                                                    uint64_t *workspaceSize,
+                                                    aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnUpsampleBilinear2d);
+
 #undef ACLNN_LAUNCH
 
 #ifdef __cplusplus

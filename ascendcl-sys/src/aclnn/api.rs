@@ -7,7 +7,7 @@
 //! checked at compile time against the bindgen declarations of our header
 //! `include/aclnn/aclnn.h`.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::OnceLock;
 
 use super::Aclnn;
@@ -239,4 +239,50 @@ aclnn_functions! {
     op fn aclnnArgMaxGetWorkspaceSize(self_: *const aclTensor, dim: i64, keepdim: bool, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of ArgMax.
     op fn aclnnArgMax(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+
+    // ------------------------------------------------- second set: ResNet
+    /// Phase 1 of the convolution (`groups` is 64-bit here).
+    op fn aclnnConvolutionGetWorkspaceSize(input: *const aclTensor, weight: *const aclTensor, bias: *const aclTensor, stride: *const aclIntArray, padding: *const aclIntArray, dilation: *const aclIntArray, transposed: bool, outputPadding: *const aclIntArray, groups: i64, output: *mut aclTensor, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Convolution.
+    op fn aclnnConvolution(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the convolution's gradients (`groups` is a 32-bit int here).
+    op fn aclnnConvolutionBackwardGetWorkspaceSize(gradOutput: *const aclTensor, input: *const aclTensor, weight: *const aclTensor, biasSizes: *const aclIntArray, stride: *const aclIntArray, padding: *const aclIntArray, dilation: *const aclIntArray, transposed: bool, outputPadding: *const aclIntArray, groups: c_int, outputMask: *const aclBoolArray, cubeMathType: i8, gradInput: *mut aclTensor, gradWeight: *mut aclTensor, gradBias: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of ConvolutionBackward.
+    op fn aclnnConvolutionBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of batch normalization.
+    op fn aclnnBatchNormGetWorkspaceSize(input: *const aclTensor, weight: *const aclTensor, bias: *const aclTensor, runningMean: *mut aclTensor, runningVar: *mut aclTensor, training: bool, momentum: f64, eps: f64, output: *mut aclTensor, saveMean: *mut aclTensor, saveInvstd: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of BatchNorm.
+    op fn aclnnBatchNorm(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of batch normalization's gradients.
+    op fn aclnnBatchNormBackwardGetWorkspaceSize(gradOut: *const aclTensor, input: *const aclTensor, weight: *const aclTensor, runningMean: *const aclTensor, runningVar: *const aclTensor, saveMean: *const aclTensor, saveInvstd: *const aclTensor, training: bool, eps: f64, outputMask: *const aclBoolArray, gradInput: *mut aclTensor, gradWeight: *mut aclTensor, gradBias: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of BatchNormBackward.
+    op fn aclnnBatchNormBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of 2-D max pooling with indices.
+    op fn aclnnMaxPool2dWithIndicesGetWorkspaceSize(self_: *const aclTensor, kernelSize: *const aclIntArray, stride: *const aclIntArray, padding: *const aclIntArray, dilation: *const aclIntArray, ceilMode: bool, out: *mut aclTensor, indices: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of MaxPool2dWithIndices.
+    op fn aclnnMaxPool2dWithIndices(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of max pooling's gradient.
+    op fn aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, indices: *const aclTensor, kernelSize: *const aclIntArray, stride: *const aclIntArray, padding: *const aclIntArray, dilation: *const aclIntArray, ceilMode: bool, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of MaxPool2dWithIndicesBackward.
+    op fn aclnnMaxPool2dWithIndicesBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of adaptive average pooling.
+    op fn aclnnAdaptiveAvgPool2dGetWorkspaceSize(self_: *const aclTensor, outputSize: *const aclIntArray, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of AdaptiveAvgPool2d.
+    op fn aclnnAdaptiveAvgPool2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of adaptive average pooling's gradient.
+    op fn aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of AdaptiveAvgPool2dBackward.
+    op fn aclnnAdaptiveAvgPool2dBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the bicubic resize.
+    op fn aclnnUpsampleBicubic2dGetWorkspaceSize(self_: *const aclTensor, outputSize: *const aclIntArray, alignCorners: bool, scalesH: f64, scalesW: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of UpsampleBicubic2d.
+    op fn aclnnUpsampleBicubic2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the bicubic resize's gradient.
+    op fn aclnnUpsampleBicubic2dBackwardGetWorkspaceSize(gradOut: *const aclTensor, outputSize: *const aclIntArray, inputSize: *const aclIntArray, alignCorners: bool, scalesH: f64, scalesW: f64, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of UpsampleBicubic2dBackward.
+    op fn aclnnUpsampleBicubic2dBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the bilinear resize.
+    op fn aclnnUpsampleBilinear2dGetWorkspaceSize(self_: *const aclTensor, outputSize: *const aclIntArray, alignCorners: bool, scalesH: f64, scalesW: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of UpsampleBilinear2d.
+    op fn aclnnUpsampleBilinear2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
 }

@@ -502,3 +502,249 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnConvolutionGetWorkspaceSize(
+        input: *const aclTensor,
+        weight: *const aclTensor,
+        bias: *const aclTensor,
+        stride: *const aclIntArray,
+        padding: *const aclIntArray,
+        dilation: *const aclIntArray,
+        transposed: bool,
+        outputPadding: *const aclIntArray,
+        groups: i64,
+        output: *mut aclTensor,
+        cubeMathType: i8,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnConvolution(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnConvolutionBackwardGetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        input: *const aclTensor,
+        weight: *const aclTensor,
+        biasSizes: *const aclIntArray,
+        stride: *const aclIntArray,
+        padding: *const aclIntArray,
+        dilation: *const aclIntArray,
+        transposed: bool,
+        outputPadding: *const aclIntArray,
+        groups: ::std::os::raw::c_int,
+        outputMask: *const aclBoolArray,
+        cubeMathType: i8,
+        gradInput: *mut aclTensor,
+        gradWeight: *mut aclTensor,
+        gradBias: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnConvolutionBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnBatchNormGetWorkspaceSize(
+        input: *const aclTensor,
+        weight: *const aclTensor,
+        bias: *const aclTensor,
+        runningMean: *mut aclTensor,
+        runningVar: *mut aclTensor,
+        training: bool,
+        momentum: f64,
+        eps: f64,
+        output: *mut aclTensor,
+        saveMean: *mut aclTensor,
+        saveInvstd: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnBatchNorm(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnBatchNormBackwardGetWorkspaceSize(
+        gradOut: *const aclTensor,
+        input: *const aclTensor,
+        weight: *const aclTensor,
+        runningMean: *const aclTensor,
+        runningVar: *const aclTensor,
+        saveMean: *const aclTensor,
+        saveInvstd: *const aclTensor,
+        training: bool,
+        eps: f64,
+        outputMask: *const aclBoolArray,
+        gradInput: *mut aclTensor,
+        gradWeight: *mut aclTensor,
+        gradBias: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnBatchNormBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnMaxPool2dWithIndicesGetWorkspaceSize(
+        self_: *const aclTensor,
+        kernelSize: *const aclIntArray,
+        stride: *const aclIntArray,
+        padding: *const aclIntArray,
+        dilation: *const aclIntArray,
+        ceilMode: bool,
+        out: *mut aclTensor,
+        indices: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnMaxPool2dWithIndices(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        self_: *const aclTensor,
+        indices: *const aclTensor,
+        kernelSize: *const aclIntArray,
+        stride: *const aclIntArray,
+        padding: *const aclIntArray,
+        dilation: *const aclIntArray,
+        ceilMode: bool,
+        gradInput: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnMaxPool2dWithIndicesBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAdaptiveAvgPool2dGetWorkspaceSize(
+        self_: *const aclTensor,
+        outputSize: *const aclIntArray,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAdaptiveAvgPool2d(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        self_: *const aclTensor,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAdaptiveAvgPool2dBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnUpsampleBicubic2dGetWorkspaceSize(
+        self_: *const aclTensor,
+        outputSize: *const aclIntArray,
+        alignCorners: bool,
+        scalesH: f64,
+        scalesW: f64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnUpsampleBicubic2d(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnUpsampleBicubic2dBackwardGetWorkspaceSize(
+        gradOut: *const aclTensor,
+        outputSize: *const aclIntArray,
+        inputSize: *const aclIntArray,
+        alignCorners: bool,
+        scalesH: f64,
+        scalesW: f64,
+        gradInput: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnUpsampleBicubic2dBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnUpsampleBilinear2dGetWorkspaceSize(
+        self_: *const aclTensor,
+        outputSize: *const aclIntArray,
+        alignCorners: bool,
+        scalesH: f64,
+        scalesW: f64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnUpsampleBilinear2d(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
