@@ -5,7 +5,7 @@
 
 use std::ffi::c_void;
 
-use ascendcl_sys::{Aclnn, aclFormat, aclIntArray, aclScalar, aclTensor};
+use ascendcl_sys::{Aclnn, aclBoolArray, aclFormat, aclIntArray, aclScalar, aclTensor};
 
 use crate::call::recent_message;
 use crate::context::Context;
@@ -141,6 +141,36 @@ impl Drop for IntArrayDesc {
         // SAFETY: an array we created, destroyed once.
         destroy("aclDestroyIntArray", || unsafe {
             self.aclnn.aclDestroyIntArray(self.raw)
+        });
+    }
+}
+
+/// An `aclBoolArray`.
+pub(crate) struct BoolArrayDesc {
+    pub(crate) raw: *mut aclBoolArray,
+    aclnn: &'static Aclnn,
+}
+
+impl BoolArrayDesc {
+    pub(crate) fn new(
+        aclnn: &'static Aclnn,
+        ctx: &Context,
+        values: &[bool],
+    ) -> Result<BoolArrayDesc> {
+        // SAFETY: `values` holds `len` bools; the runtime copies them.
+        let raw = unsafe { aclnn.aclCreateBoolArray(values.as_ptr(), values.len() as u64) }?;
+        if raw.is_null() {
+            return Err(creation_failed(ctx, "aclCreateBoolArray"));
+        }
+        Ok(BoolArrayDesc { raw, aclnn })
+    }
+}
+
+impl Drop for BoolArrayDesc {
+    fn drop(&mut self) {
+        // SAFETY: an array we created, destroyed once.
+        destroy("aclDestroyBoolArray", || unsafe {
+            self.aclnn.aclDestroyBoolArray(self.raw)
         });
     }
 }

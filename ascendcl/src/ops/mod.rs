@@ -42,6 +42,7 @@
 //! # Ok::<(), ascendcl::Error>(())
 //! ```
 
+mod cnn;
 mod descriptor;
 mod dtype;
 mod math;
@@ -54,6 +55,12 @@ mod scalar;
 mod tensor;
 mod workspace;
 
+pub use cnn::{
+    GradMask, Resize, RunningStats, Window, adaptive_avg_pool2d, adaptive_avg_pool2d_backward,
+    batch_norm, batch_norm_backward, convolution, convolution_backward, max_pool2d_with_indices,
+    max_pool2d_with_indices_backward, upsample_bicubic2d, upsample_bicubic2d_backward,
+    upsample_bilinear2d,
+};
 pub use dtype::{DType, Element};
 pub use math::{
     add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls,

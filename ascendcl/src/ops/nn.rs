@@ -22,7 +22,7 @@ pub enum CubeMath {
 }
 
 impl CubeMath {
-    fn raw(self) -> i8 {
+    pub(crate) fn raw(self) -> i8 {
         match self {
             CubeMath::KeepDtype => 0,
             CubeMath::AllowFp32DownPrecision => 1,

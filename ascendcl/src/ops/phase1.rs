@@ -4,13 +4,14 @@
 use std::ffi::c_void;
 
 use ascendcl_sys::{
-    Aclnn, SymbolError, aclIntArray, aclOpExecutor, aclScalar, aclTensor, aclnnStatus, aclrtStream,
+    Aclnn, SymbolError, aclBoolArray, aclIntArray, aclOpExecutor, aclScalar, aclTensor,
+    aclnnStatus, aclrtStream,
 };
 
 use crate::call::recent_message;
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
-use crate::ops::descriptor::{IntArrayDesc, ScalarDesc, TensorDesc};
+use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc};
 use crate::ops::prepared::{Prepared, Slot, SlotKind};
 use crate::ops::scalar::Scalar;
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
@@ -41,6 +42,7 @@ pub(crate) struct Phase1<'a> {
     pub(crate) tensors: Vec<TensorDesc>,
     pub(crate) scalars: Vec<ScalarDesc>,
     pub(crate) arrays: Vec<IntArrayDesc>,
+    pub(crate) bool_arrays: Vec<BoolArrayDesc>,
     pub(crate) slots: Vec<Slot>,
 }
 
@@ -56,6 +58,7 @@ impl<'a> Phase1<'a> {
             tensors: Vec::new(),
             scalars: Vec::new(),
             arrays: Vec::new(),
+            bool_arrays: Vec::new(),
             slots: Vec::new(),
         })
     }
@@ -123,6 +126,38 @@ impl<'a> Phase1<'a> {
             t.dtype,
             &t.layout,
         ));
+        Ok(raw)
+    }
+
+    /// An optional tensor the operator reads (null when absent).
+    pub(crate) fn input_opt(
+        &mut self,
+        role: &str,
+        t: Option<&Tensor<'a>>,
+    ) -> Result<*const aclTensor> {
+        match t {
+            Some(t) => self.input(role, t),
+            None => Ok(std::ptr::null()),
+        }
+    }
+
+    /// An optional tensor the operator writes (null when not wanted).
+    pub(crate) fn output_opt(
+        &mut self,
+        role: &str,
+        t: Option<TensorMut<'a>>,
+    ) -> Result<*mut aclTensor> {
+        match t {
+            Some(t) => self.output(role, t),
+            None => Ok(std::ptr::null_mut()),
+        }
+    }
+
+    /// A bool array.
+    pub(crate) fn bools(&mut self, values: &[bool]) -> Result<*const aclBoolArray> {
+        let desc = BoolArrayDesc::new(self.aclnn, self.ctx, values)?;
+        let raw = desc.raw;
+        self.bool_arrays.push(desc);
         Ok(raw)
     }
 

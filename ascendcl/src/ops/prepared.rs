@@ -13,7 +13,7 @@ use crate::event::Marker;
 use crate::memory::DeviceSlice;
 use crate::memory::sealed::Sealed;
 use crate::ops::DType;
-use crate::ops::descriptor::{IntArrayDesc, ScalarDesc, TensorDesc};
+use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc};
 use crate::ops::pending::OpPending;
 use crate::ops::phase1::{Phase1, Phase2, phase2_name};
 use crate::ops::tensor::{Layout, Storage};
@@ -58,6 +58,7 @@ pub(crate) struct Descriptors {
     pub(crate) tensors: Vec<TensorDesc>,
     pub(crate) _scalars: Vec<ScalarDesc>,
     pub(crate) _arrays: Vec<IntArrayDesc>,
+    pub(crate) _bool_arrays: Vec<BoolArrayDesc>,
 }
 
 /// An operator after phase 1 (`aclnnXxxGetWorkspaceSize`): arguments
@@ -110,6 +111,7 @@ impl<'a> Prepared<'a> {
                 tensors: p.tensors,
                 _scalars: p.scalars,
                 _arrays: p.arrays,
+                _bool_arrays: p.bool_arrays,
             },
             slots: p.slots,
             _borrows: PhantomData,

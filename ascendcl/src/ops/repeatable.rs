@@ -79,6 +79,7 @@ impl<'a> Prepared<'a> {
                     tensors: Vec::new(),
                     _scalars: Vec::new(),
                     _arrays: Vec::new(),
+                    _bool_arrays: Vec::new(),
                 },
             ),
             slots: std::mem::take(&mut self.slots),
