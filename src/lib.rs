@@ -7,6 +7,7 @@
 //! quietly falling back to the mock.
 
 pub mod mlp;
+pub mod resnet;
 pub mod trace;
 
 pub mod bench;

@@ -6,96 +6,8 @@
 mod common;
 mod ops_goldens_common;
 
-use std::collections::BTreeMap;
-
-use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
-use ascendcl::ops::{self, CubeMath, Prepared, Reduction, Scalar, Tensor, TensorMut};
-use ascendcl::prelude::*;
-use ops_goldens_common::{Case, TensorSpec, check, npy_raw, op_dtype};
-
-/// A case's tensors uploaded to the device, by role.
-struct Uploaded {
-    buffers: BTreeMap<String, DeviceBuffer<u8>>,
-    specs: BTreeMap<String, (TensorSpec, Vec<usize>)>,
-}
-
-fn upload(ctx: &Context, case: &Case) -> ascendcl::Result<Uploaded> {
-    let mut buffers = BTreeMap::new();
-    let mut specs = BTreeMap::new();
-    for (role, spec) in &case.tensors {
-        let (shape, bytes) = npy_raw(&spec.file);
-        // Empty storage still needs a buffer (the runtime refuses 0 bytes).
-        let data = if bytes.is_empty() {
-            vec![0u8; 32]
-        } else {
-            bytes
-        };
-        buffers.insert(role.clone(), DeviceBuffer::from_host(ctx, &data)?);
-        specs.insert(role.clone(), (spec.clone(), shape));
-    }
-    for expect in &case.expects {
-        if case.tensors.contains_key(&expect.role) {
-            continue; // in place: the input's buffer is the output
-        }
-        let (shape, bytes) = npy_raw(&expect.file);
-        buffers.insert(
-            expect.role.clone(),
-            DeviceBuffer::zeroed(ctx, bytes.len().max(32))?,
-        );
-        let spec = TensorSpec {
-            dtype: expect.dtype.clone(),
-            file: expect.file.clone(),
-            view: None,
-        };
-        specs.insert(expect.role.clone(), (spec, shape));
-    }
-    if case.op == "NLLLoss" && !specs.contains_key("totalWeightOut") {
-        // Reduction none: the op does not write totalWeightOut (nothing to
-        // expect), but the argument is still required.
-        let spec = TensorSpec {
-            dtype: case.tensors["self"].dtype.clone(),
-            file: case.tensors["self"].file.clone(),
-            view: None,
-        };
-        buffers.insert("totalWeightOut".into(), DeviceBuffer::zeroed(ctx, 32)?);
-        specs.insert("totalWeightOut".into(), (spec, Vec::new()));
-    }
-    Ok(Uploaded { buffers, specs })
-}
-
-fn view<'a>(
-    spec: &(TensorSpec, Vec<usize>),
-    buffer: &'a DeviceBuffer<u8>,
-) -> ascendcl::Result<Tensor<'a>> {
-    let dtype = op_dtype(&spec.0.dtype);
-    match &spec.0.view {
-        Some((shape, strides, offset)) => {
-            Tensor::strided_as(buffer, dtype, shape, strides, *offset)
-        }
-        None => Tensor::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
-    }
-}
-
-fn view_mut<'a>(
-    spec: &(TensorSpec, Vec<usize>),
-    buffer: &'a mut DeviceBuffer<u8>,
-) -> ascendcl::Result<TensorMut<'a>> {
-    let dtype = op_dtype(&spec.0.dtype);
-    match &spec.0.view {
-        Some((shape, strides, offset)) => {
-            TensorMut::strided_as(buffer, dtype, shape, strides, *offset)
-        }
-        None => TensorMut::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
-    }
-}
-
-fn contiguous(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        strides[i] = strides[i + 1] * shape[i + 1].max(1);
-    }
-    strides
-}
+use ascendcl::ops::{self, CubeMath, Prepared, Reduction, Scalar};
+use ops_goldens_common::{Case, Uploaded, op_dtype, run_goldens, split};
 
 fn scalar(case: &Case, role: &str) -> Scalar {
     let (dtype, value) = &case.scalars[role];
@@ -117,25 +29,7 @@ fn reduction(case: &Case) -> Reduction {
 
 /// Phase 1 of the case's operator over the uploaded tensors.
 fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
-    let specs = &up.specs;
-    // Split the buffers: written roles mutably, the rest shared.
-    let written: Vec<String> = specs
-        .keys()
-        .filter(|role| {
-            !case.tensors.contains_key(*role) || case.expects.iter().any(|e| &e.role == *role)
-        })
-        .cloned()
-        .collect();
-    let mut outs: BTreeMap<&str, TensorMut<'a>> = BTreeMap::new();
-    let mut ins: BTreeMap<&str, Tensor<'a>> = BTreeMap::new();
-    for (role, buffer) in up.buffers.iter_mut() {
-        let spec = &specs[role];
-        if written.contains(role) {
-            outs.insert(role.as_str(), view_mut(spec, buffer)?);
-        } else {
-            ins.insert(role.as_str(), view(spec, &*buffer)?);
-        }
-    }
+    let (ins, mut outs) = split(case, up)?;
     let mut out = |role: &str| {
         outs.remove(role)
             .unwrap_or_else(|| panic!("{}: no output {role}", case.name))
@@ -227,37 +121,8 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
 fn every_operator_matches_its_pytorch_goldens_within_the_real_ops_tolerance() {
     common::check(|env| {
         let (_device, ctx) = env.device0();
-        let stream = Stream::new(&ctx)?;
-        let allocator = CachingAllocator::new(&ctx, AllocatorConfig::expandable())?;
-        let mut failures = Vec::new();
-        let mut ran = 0;
-        for dir in ops_goldens_common::cases() {
-            let case = Case::read(&dir);
-            let mut up = upload(&ctx, &case)?;
-            let launched =
-                prepare(&case, &mut up).and_then(|p| p.launch(&stream, &allocator)?.wait());
-            if let Err(error) = launched {
-                failures.push(format!("{}: {error}", case.name));
-                continue;
-            }
-            for expect in &case.expects {
-                let (shape, expected_bytes) = npy_raw(&expect.file);
-                let mut actual = vec![0u8; up.buffers[&expect.role].len()];
-                up.buffers[&expect.role].copy_to_host(&mut actual)?;
-                actual.truncate(expected_bytes.len());
-                if let Err(why) = check(expect, &shape, &actual) {
-                    failures.push(format!("{}: {why}", case.name));
-                }
-            }
-            ran += 1;
-        }
+        let ran = run_goldens(&ctx, "ops", prepare)?;
         assert!(ran >= 250, "only {ran} cases ran");
-        assert!(
-            failures.is_empty(),
-            "{} of the cases differ from PyTorch:\n{}",
-            failures.len(),
-            failures.join("\n")
-        );
         Ok(())
     });
 }

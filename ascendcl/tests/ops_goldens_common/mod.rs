@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ascendcl::ops::DType;
+use ascendcl::ops::{DType, Tensor, TensorMut};
+use ascendcl::prelude::*;
 use ascendcl::validate::{self, DType as VDType};
 
 /// One `tensor` line.
@@ -39,6 +40,9 @@ pub struct Case {
     pub bools: BTreeMap<String, bool>,
     pub int_lists: BTreeMap<String, Vec<i64>>,
     pub dtypes: BTreeMap<String, String>,
+    pub doubles: BTreeMap<String, f64>,
+    pub bool_lists: BTreeMap<String, Vec<bool>>,
+    pub nones: Vec<String>,
     pub expects: Vec<Expect>,
 }
 
@@ -90,8 +94,21 @@ impl Case {
                     case.bools.insert(t[1].to_string(), t[2] == "1");
                 }
                 "ints" => {
-                    case.int_lists.insert(t[1].to_string(), list(t[2]));
+                    case.int_lists
+                        .insert(t[1].to_string(), list(t.get(2).copied().unwrap_or("")));
                 }
+                "double" => {
+                    case.doubles
+                        .insert(t[1].to_string(), t[2].parse().expect("a double"));
+                }
+                "bools" => {
+                    let values = list::<u8>(t.get(2).copied().unwrap_or(""));
+                    case.bool_lists.insert(
+                        t[1].to_string(),
+                        values.into_iter().map(|v| v == 1).collect(),
+                    );
+                }
+                "none" => case.nones.push(t[1].to_string()),
                 "dtype" => {
                     case.dtypes.insert(t[1].to_string(), t[2].to_string());
                 }
@@ -109,11 +126,21 @@ impl Case {
     }
 }
 
-/// Every case directory, sorted.
+/// Every case directory of the first set, sorted.
 pub fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/goldens/ops");
+    cases_in("ops")
+}
+
+/// Every case directory of `tests/goldens/<set>`, sorted (none if absent).
+pub fn cases_in(set: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/goldens")
+        .join(set);
+    if !root.exists() {
+        return Vec::new();
+    }
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("tests/goldens/ops")
+        .expect("tests/goldens/<set>")
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("case.txt").exists())
         .collect();
@@ -184,4 +211,181 @@ pub fn check(expect: &Expect, shape: &[usize], actual: &[u8]) -> Result<(), Stri
             ))
         }
     }
+}
+
+/// A case's tensors uploaded to the device, by role.
+pub struct Uploaded {
+    pub buffers: BTreeMap<String, DeviceBuffer<u8>>,
+    pub specs: BTreeMap<String, (TensorSpec, Vec<usize>)>,
+}
+
+pub fn upload(ctx: &Context, case: &Case) -> ascendcl::Result<Uploaded> {
+    let mut buffers = BTreeMap::new();
+    let mut specs = BTreeMap::new();
+    for (role, spec) in &case.tensors {
+        let (shape, bytes) = npy_raw(&spec.file);
+        // Empty storage still needs a buffer (the runtime refuses 0 bytes).
+        let data = if bytes.is_empty() {
+            vec![0u8; 32]
+        } else {
+            bytes
+        };
+        buffers.insert(role.clone(), DeviceBuffer::from_host(ctx, &data)?);
+        specs.insert(role.clone(), (spec.clone(), shape));
+    }
+    for expect in &case.expects {
+        if case.tensors.contains_key(&expect.role) {
+            continue; // in place: the input's buffer is the output
+        }
+        let (shape, bytes) = npy_raw(&expect.file);
+        buffers.insert(
+            expect.role.clone(),
+            DeviceBuffer::zeroed(ctx, bytes.len().max(32))?,
+        );
+        let spec = TensorSpec {
+            dtype: expect.dtype.clone(),
+            file: expect.file.clone(),
+            view: None,
+        };
+        specs.insert(expect.role.clone(), (spec, shape));
+    }
+    if case.op == "BatchNorm" {
+        // Eval mode compares neither save output, but both are required.
+        let channels = specs["input"].1.get(1).copied().unwrap_or(1);
+        for role in ["saveMean", "saveInvstd"] {
+            if !specs.contains_key(role) {
+                let spec = TensorSpec {
+                    dtype: "f32".into(),
+                    file: case.tensors["input"].file.clone(),
+                    view: None,
+                };
+                buffers.insert(
+                    role.into(),
+                    DeviceBuffer::zeroed(ctx, (channels * 4).max(32))?,
+                );
+                specs.insert(role.into(), (spec, vec![channels]));
+            }
+        }
+    }
+    if case.op == "NLLLoss" && !specs.contains_key("totalWeightOut") {
+        // Reduction none: the op does not write totalWeightOut (nothing to
+        // expect), but the argument is still required.
+        let spec = TensorSpec {
+            dtype: case.tensors["self"].dtype.clone(),
+            file: case.tensors["self"].file.clone(),
+            view: None,
+        };
+        buffers.insert("totalWeightOut".into(), DeviceBuffer::zeroed(ctx, 32)?);
+        specs.insert("totalWeightOut".into(), (spec, Vec::new()));
+    }
+    Ok(Uploaded { buffers, specs })
+}
+
+pub fn view<'a>(
+    spec: &(TensorSpec, Vec<usize>),
+    buffer: &'a DeviceBuffer<u8>,
+) -> ascendcl::Result<Tensor<'a>> {
+    let dtype = op_dtype(&spec.0.dtype);
+    match &spec.0.view {
+        Some((shape, strides, offset)) => {
+            Tensor::strided_as(buffer, dtype, shape, strides, *offset)
+        }
+        None => Tensor::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
+    }
+}
+
+pub fn view_mut<'a>(
+    spec: &(TensorSpec, Vec<usize>),
+    buffer: &'a mut DeviceBuffer<u8>,
+) -> ascendcl::Result<TensorMut<'a>> {
+    let dtype = op_dtype(&spec.0.dtype);
+    match &spec.0.view {
+        Some((shape, strides, offset)) => {
+            TensorMut::strided_as(buffer, dtype, shape, strides, *offset)
+        }
+        None => TensorMut::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
+    }
+}
+
+pub fn contiguous(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * shape[i + 1].max(1);
+    }
+    strides
+}
+
+/// The uploaded tensors as views: written roles (expected outputs, in-place
+/// tensors, outputs without a file) mutably, the rest shared.
+#[allow(clippy::type_complexity)]
+pub fn split<'a, 'u>(
+    case: &Case,
+    up: &'u mut Uploaded,
+) -> ascendcl::Result<(
+    BTreeMap<&'u str, Tensor<'u>>,
+    BTreeMap<&'u str, TensorMut<'u>>,
+)>
+where
+    'u: 'a,
+{
+    let specs = &up.specs;
+    let written: Vec<String> = specs
+        .keys()
+        .filter(|role| {
+            !case.tensors.contains_key(*role) || case.expects.iter().any(|e| &e.role == *role)
+        })
+        .cloned()
+        .collect();
+    let mut outs = BTreeMap::new();
+    let mut ins = BTreeMap::new();
+    for (role, buffer) in up.buffers.iter_mut() {
+        let spec = &specs[role];
+        if written.contains(role) {
+            outs.insert(role.as_str(), view_mut(spec, buffer)?);
+        } else {
+            ins.insert(role.as_str(), view(spec, &*buffer)?);
+        }
+    }
+    Ok((ins, outs))
+}
+
+/// Phase 1 of a case's operator over its uploaded tensors.
+pub type Prepare =
+    for<'a> fn(&Case, &'a mut Uploaded) -> ascendcl::Result<ascendcl::ops::Prepared<'a>>;
+
+/// Runs every case of `tests/goldens/<set>` through `prepare` and a launch
+/// on the mock, checks each expectation, and fails with every difference.
+/// Returns how many cases ran.
+pub fn run_goldens(ctx: &Context, set: &str, prepare: Prepare) -> ascendcl::Result<usize> {
+    use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
+    let stream = Stream::new(ctx)?;
+    let allocator = CachingAllocator::new(ctx, AllocatorConfig::expandable())?;
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for dir in cases_in(set) {
+        let case = Case::read(&dir);
+        let mut up = upload(ctx, &case)?;
+        let launched = prepare(&case, &mut up).and_then(|p| p.launch(&stream, &allocator)?.wait());
+        if let Err(error) = launched {
+            failures.push(format!("{}: {error}", case.name));
+            continue;
+        }
+        for expect in &case.expects {
+            let (shape, expected_bytes) = npy_raw(&expect.file);
+            let mut actual = vec![0u8; up.buffers[&expect.role].len()];
+            up.buffers[&expect.role].copy_to_host(&mut actual)?;
+            actual.truncate(expected_bytes.len());
+            if let Err(why) = check(expect, &shape, &actual) {
+                failures.push(format!("{}: {why}", case.name));
+            }
+        }
+        ran += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of the cases differ from PyTorch:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    Ok(ran)
 }
