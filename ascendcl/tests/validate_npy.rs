@@ -6,33 +6,7 @@
 mod validate_common;
 
 use ascendcl::validate::{self, DType, ValidateError, Values, parse_npy};
-use validate_common::{f64s, le_f32, temp_dir};
-
-/// A `.npy` file of format `version` (1, 2 or 3) with the given header dict
-/// and data, padded like `numpy.save` pads it.
-fn npy(version: u8, dict: &str, data: &[u8]) -> Vec<u8> {
-    let preamble = if version == 1 { 10 } else { 12 };
-    let mut header = dict.as_bytes().to_vec();
-    while (preamble + header.len() + 1) % 64 != 0 {
-        header.push(b' ');
-    }
-    header.push(b'\n');
-    let mut out = b"\x93NUMPY".to_vec();
-    out.extend_from_slice(&[version, 0]);
-    if version == 1 {
-        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    } else {
-        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    }
-    out.extend_from_slice(&header);
-    out.extend_from_slice(data);
-    out
-}
-
-fn dict(descr: &str, fortran: bool, shape: &str) -> String {
-    let fortran = if fortran { "True" } else { "False" };
-    format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}")
-}
+use validate_common::{dict, f64s, le_f32, npy, temp_dir};
 
 // --- .npy -----------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 //! thin wrapper around [`run`], and tests call [`run`] directly.
 //!
 //! ```text
+//! validate EXPECTED_DIR ACTUAL_DIR [--json]   (every .npy by name, layer by layer)
 //! validate EXPECTED ACTUAL [--dtype f32|f16|bf16|f64] [--shape 2,3,4]
 //!          [--top 10] [--metric abs|rel] [--rel-floor 1e-12]
 //!          [--thresholds 1e-5,1e-4,1e-3] [--json]
@@ -38,6 +39,9 @@ from the migration checklist: max error <= 1e-5 clean, <= 1e-4 acceptable,
 
 EXPECTED and ACTUAL are .npy files (detected by the .npy extension or the
 \\x93NUMPY magic) or raw little-endian dumps, which need --dtype and --shape.
+When both are directories, every .npy file of EXPECTED is compared with the
+file of the same name in ACTUAL: one verdict line each, and the first file
+(in name order: number your layers) that drifts is named.
 
 options:
   --dtype f32|f16|bf16|f64     element type of raw files
@@ -228,6 +232,14 @@ struct Loaded {
 }
 
 fn execute(args: &Args) -> Result<CliOutput, String> {
+    if args.expected.is_dir() || args.actual.is_dir() {
+        if !(args.expected.is_dir() && args.actual.is_dir()) {
+            return Err("compare a directory with a directory, or a file with a file".to_owned());
+        }
+        let (exit_code, stdout) =
+            super::dir::compare_dirs(&args.expected, &args.actual, &args.options, args.json)?;
+        return Ok(output(exit_code, stdout, String::new()));
+    }
     let expected_is_npy = is_npy_file(&args.expected).map_err(|e| e.to_string())?;
     let actual_is_npy = is_npy_file(&args.actual).map_err(|e| e.to_string())?;
     if expected_is_npy && actual_is_npy && (args.dtype.is_some() || args.shape.is_some()) {

@@ -91,6 +91,7 @@
 pub mod cli;
 mod compare;
 mod decode;
+mod dir;
 mod error;
 mod half;
 mod npy;

@@ -43,6 +43,8 @@ pub struct Case {
     pub doubles: BTreeMap<String, f64>,
     pub bool_lists: BTreeMap<String, Vec<bool>>,
     pub nones: Vec<String>,
+    /// Outputs to allocate but not compare: role, dtype, shape.
+    pub unchecked: Vec<(String, String, Vec<usize>)>,
     pub expects: Vec<Expect>,
 }
 
@@ -109,6 +111,11 @@ impl Case {
                     );
                 }
                 "none" => case.nones.push(t[1].to_string()),
+                "unchecked" => case.unchecked.push((
+                    t[1].to_string(),
+                    t[2].to_string(),
+                    list(t.get(3).copied().unwrap_or("")),
+                )),
                 "dtype" => {
                     case.dtypes.insert(t[1].to_string(), t[2].to_string());
                 }
@@ -248,6 +255,21 @@ pub fn upload(ctx: &Context, case: &Case) -> ascendcl::Result<Uploaded> {
             view: None,
         };
         specs.insert(expect.role.clone(), (spec, shape));
+    }
+    for (role, dtype, shape) in &case.unchecked {
+        let size = op_dtype(dtype).size() * shape.iter().product::<usize>();
+        let spec = TensorSpec {
+            dtype: dtype.clone(),
+            file: case
+                .tensors
+                .values()
+                .next()
+                .map(|t| t.file.clone())
+                .unwrap_or_default(),
+            view: None,
+        };
+        buffers.insert(role.clone(), DeviceBuffer::zeroed(ctx, size.max(32))?);
+        specs.insert(role.clone(), (spec, shape.clone()));
     }
     if case.op == "BatchNorm" {
         // Eval mode compares neither save output, but both are required.
