@@ -27,6 +27,16 @@
     X(aclnnReduceSumGetWorkspaceSize) X(aclnnReduceSum) X(aclnnCastGetWorkspaceSize) X(aclnnCast)              \
     X(aclnnInplaceCopyGetWorkspaceSize) X(aclnnInplaceCopy) X(aclnnInplaceZeroGetWorkspaceSize)                \
     X(aclnnInplaceZero) X(aclnnInplaceFillScalarGetWorkspaceSize) X(aclnnInplaceFillScalar)                    \
-    X(aclnnArgMaxGetWorkspaceSize) X(aclnnArgMax)
+    X(aclnnArgMaxGetWorkspaceSize) X(aclnnArgMax)                                                              \
+    X(aclnnConvolutionGetWorkspaceSize) X(aclnnConvolution) X(aclnnConvolutionBackwardGetWorkspaceSize)        \
+    X(aclnnConvolutionBackward) X(aclnnBatchNormGetWorkspaceSize) X(aclnnBatchNorm)                            \
+    X(aclnnBatchNormBackwardGetWorkspaceSize) X(aclnnBatchNormBackward)                                        \
+    X(aclnnMaxPool2dWithIndicesGetWorkspaceSize) X(aclnnMaxPool2dWithIndices)                                  \
+    X(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize) X(aclnnMaxPool2dWithIndicesBackward)                  \
+    X(aclnnAdaptiveAvgPool2dGetWorkspaceSize) X(aclnnAdaptiveAvgPool2d)                                        \
+    X(aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize) X(aclnnAdaptiveAvgPool2dBackward)                        \
+    X(aclnnUpsampleBicubic2dGetWorkspaceSize) X(aclnnUpsampleBicubic2d)                                        \
+    X(aclnnUpsampleBicubic2dBackwardGetWorkspaceSize) X(aclnnUpsampleBicubic2dBackward)                        \
+    X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

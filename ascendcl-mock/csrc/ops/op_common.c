@@ -94,6 +94,86 @@ void ph1_arg_scalar(ph1 *p, const char *key, const aclScalar *s)
 
 void ph1_arg_i64(ph1 *p, const char *key, int64_t v) { aclmock_arg_i64(&p->c, key, v); }
 
+void ph1_arg_f64(ph1 *p, const char *key, double v)
+{
+    char txt[40];
+    snprintf(txt, sizeof(txt), "%.17g", v);
+    aclmock_arg_str(&p->c, key, txt);
+}
+
+void ph1_arg_ints(ph1 *p, const char *key, const aclIntArray *a)
+{
+    char txt[300];
+    if (!a) {
+        aclmock_arg_str(&p->c, key, NULL);
+        return;
+    }
+    if (!aclmocknn_is_live(a, MK_INT_ARRAY)) {
+        snprintf(txt, sizeof(txt), "?%p", (const void *)a);
+    } else {
+        shape_text(txt, sizeof(txt), a->v, a->n > 8 ? 8 : (uint32_t)a->n);
+    }
+    aclmock_arg_str(&p->c, key, txt);
+}
+
+void ph1_arg_bools(ph1 *p, const char *key, const aclBoolArray *a)
+{
+    char txt[120];
+    if (!a) {
+        aclmock_arg_str(&p->c, key, NULL);
+        return;
+    }
+    if (!aclmocknn_is_live(a, MK_BOOL_ARRAY)) {
+        snprintf(txt, sizeof(txt), "?%p", (const void *)a);
+    } else {
+        size_t k = (size_t)snprintf(txt, sizeof(txt), "[");
+        for (uint64_t i = 0; i < a->n && k + 8 < sizeof(txt); i++) {
+            k += (size_t)snprintf(txt + k, sizeof(txt) - k, "%s%s", i ? "," : "", a->v[i] ? "true" : "false");
+        }
+        snprintf(txt + k, sizeof(txt) - k, "]");
+    }
+    aclmock_arg_str(&p->c, key, txt);
+}
+
+bool need_ints(ph1 *p, const aclIntArray *a, const char *name)
+{
+    if (!need_ptr(p, a, name)) {
+        return false;
+    }
+    if (!aclmocknn_is_live(a, MK_INT_ARRAY)) {
+        return invalid(p, "%s (%p) is not a live aclIntArray", name, (const void *)a);
+    }
+    return true;
+}
+
+bool need_bools(ph1 *p, const aclBoolArray *a, const char *name)
+{
+    if (!need_ptr(p, a, name)) {
+        return false;
+    }
+    if (!aclmocknn_is_live(a, MK_BOOL_ARRAY)) {
+        return invalid(p, "%s (%p) is not a live aclBoolArray", name, (const void *)a);
+    }
+    return true;
+}
+
+bool check_len(ph1 *p, const aclIntArray *a, const char *name, uint64_t n1, int64_t n2)
+{
+    if (p->rc) {
+        return false;
+    }
+    if (a->n == n1 || (n2 >= 0 && a->n == (uint64_t)n2)) {
+        return true;
+    }
+    if (n2 >= 0) {
+        return invalid(p, "%s has %llu elements, expected %llu or %lld", name, (unsigned long long)a->n,
+                       (unsigned long long)n1, (long long)n2);
+    }
+    return invalid(p, "%s has %llu elements, expected %llu", name, (unsigned long long)a->n, (unsigned long long)n1);
+}
+
+double *dzeros(int64_t n) { return n > 0 ? calloc((size_t)n, sizeof(double)) : NULL; }
+
 bool invalid(ph1 *p, const char *fmt, ...)
 {
     if (p->rc) {

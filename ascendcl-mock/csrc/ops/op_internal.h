@@ -23,6 +23,9 @@ aclnnStatus ph1_end(ph1 *p, uint64_t *workspaceSize, aclOpExecutor **executor);
 void ph1_arg_tensor(ph1 *p, const char *key, const aclTensor *t);
 void ph1_arg_scalar(ph1 *p, const char *key, const aclScalar *s);
 void ph1_arg_i64(ph1 *p, const char *key, int64_t v);
+void ph1_arg_f64(ph1 *p, const char *key, double v);
+void ph1_arg_ints(ph1 *p, const char *key, const aclIntArray *a);   /* "[1,2]", null, or "?ptr" */
+void ph1_arg_bools(ph1 *p, const char *key, const aclBoolArray *a); /* "[true,false]", ... */
 
 /* Validation helpers: each records the first failure in p->rc (with a
  * message naming the op and the parameter) and returns false once p->rc is
@@ -31,6 +34,11 @@ bool need_tensor(ph1 *p, const aclTensor *t, const char *name);   /* null -> 161
 bool opt_tensor(ph1 *p, const aclTensor *t, const char *name);    /* null allowed */
 bool need_scalar(ph1 *p, const aclScalar *s, const char *name);
 bool need_ptr(ph1 *p, const void *v, const char *name);
+/* null -> 161001, not a live array -> 161002 */
+bool need_ints(ph1 *p, const aclIntArray *a, const char *name);
+bool need_bools(ph1 *p, const aclBoolArray *a, const char *name);
+/* array a has exactly one of the lengths n1, n2 (n2 < 0: only n1), else 161002 */
+bool check_len(ph1 *p, const aclIntArray *a, const char *name, uint64_t n1, int64_t n2);
 /* dtype of t (non-null) in the list terminated by -1, else 161002 */
 bool check_dtype(ph1 *p, const aclTensor *t, const char *name, const int32_t *allowed);
 bool check_same_dtype(ph1 *p, const aclTensor *a, const char *an, const aclTensor *b, const char *bn);
@@ -52,6 +60,23 @@ extern const int32_t DT_FLOATS[];   /* f32, f16, bf16 */
 extern const int32_t DT_NUMERIC[];  /* floats, f64, integers (no bool) */
 extern const int32_t DT_ALL[];      /* every dtype the mock supports */
 extern const int32_t DT_INDEX[];    /* int32, int64 */
+
+/* ------------------------------------------------- convolution (op_conv.c) */
+
+/* A 2-D convolution's attributes as the kernels use them. */
+typedef struct conv_geom {
+    int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
+} conv_geom;
+/* Reads stride, padding (2 or 4 entries: [top, bottom, left, right]),
+ * dilation of a 4-D input; 161002 with a message on a bad length or value. */
+bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
+                int64_t groups, conv_geom *g);
+/* Checks input (N,C,H,W) against weight (O,C/groups,KH,KW) and computes
+ * the output's (N,O,OH,OW); 161002 when they do not fit. */
+bool conv_out_shape(ph1 *p, const aclTensor *input, const aclTensor *weight, const conv_geom *g, int64_t *out);
+/* Stores / loads a geometry in job parameters from index at. */
+void conv_put(mk_job *j, int at, const conv_geom *g);
+void conv_get(const mk_job *j, int at, conv_geom *g);
 
 /* ------------------------------------------------------------ phase 2 */
 
@@ -79,6 +104,28 @@ int64_t *view_offsets(const mk_view *v);
 void split_axis(const mk_view *v, uint32_t dim, int64_t *outer, int64_t *len, int64_t *inner);
 /* Element offset of (outer o, axis k, inner i) in v, for a split at dim. */
 int64_t axis_offset(const mk_view *v, uint32_t dim, int64_t o, int64_t k, int64_t i);
+/* Element offset of (n, c, h, w) in a 4-D view. */
+static inline int64_t off4(const mk_view *v, int64_t n, int64_t c, int64_t h, int64_t w)
+{
+    return n * v->strides[0] + c * v->strides[1] + h * v->strides[2] + w * v->strides[3];
+}
+/* v as (N, C, H, W): a 3-D (C, H, W) view gains a leading N of 1. */
+static inline mk_view as_nchw(const mk_view *v)
+{
+    mk_view r = *v;
+    if (v->ndim == 3) {
+        r.ndim = 4;
+        for (int i = 3; i > 0; i--) {
+            r.dims[i] = v->dims[i - 1];
+            r.strides[i] = v->strides[i - 1];
+        }
+        r.dims[0] = 1;
+        r.strides[0] = 0;
+    }
+    return r;
+}
+/* A zeroed array of n doubles (calloc; NULL on OOM or n <= 0). */
+double *dzeros(int64_t n);
 /* Normalizes a possibly negative dim against nd (nd 0 counts as 1). */
 bool norm_dim(int64_t dim, uint32_t nd, uint32_t *out);
 

@@ -167,6 +167,19 @@ impl Ops {
         a
     }
 
+    pub fn bool_array(&self, v: &[bool]) -> Ptr {
+        // SAFETY: acl_meta.h signature (bool is one byte in C and Rust); the
+        // slice outlives the call.
+        let a = unsafe {
+            self.nn::<unsafe extern "C" fn(*const bool, u64) -> Ptr>("aclCreateBoolArray")(
+                v.as_ptr(),
+                v.len() as u64,
+            )
+        };
+        assert!(!a.is_null());
+        a
+    }
+
     pub fn destroy_int_array(&self, a: Ptr) -> i32 {
         // SAFETY: acl_meta.h signature; the mock validates the handle.
         unsafe { self.nn::<Destroy>("aclDestroyIntArray")(a) }
@@ -357,6 +370,12 @@ impl OpsTest {
     pub fn int_array(&mut self, v: &[i64]) -> Ptr {
         let a = self.ops.int_array(v);
         self.descs.push((a, "aclDestroyIntArray"));
+        a
+    }
+
+    pub fn bool_array(&mut self, v: &[bool]) -> Ptr {
+        let a = self.ops.bool_array(v);
+        self.descs.push((a, "aclDestroyBoolArray"));
         a
     }
 

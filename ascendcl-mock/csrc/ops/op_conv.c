@@ -1,0 +1,204 @@
+/*
+ * op_conv.c (libopapi.so): aclnnConvolution, 2-D (NCHW), not transposed.
+ * Parameter list: ops-nn v8.5.0 conv/convolution_forward/op_host/op_api/
+ * aclnn_convolution.h:58-63 (`groups` is int64_t here, a plain int in the
+ * backward: aclnn-facts.md B.1.2). Phase-1 rules, aclnn_convolution.cpp:
+ *   input, weight, stride, padding, dilation, output null -> 161001 (:1086-1091);
+ *     outputPadding only when transposed (:1094-1096), bias is optional;
+ *   input, weight, output dtypes f32/f16/bf16 (DtypeChecker :984-1015), bias
+ *     likewise when given (:995-999);
+ *   input, weight, output all 3-, 4- or 5-D and of one rank (:805-840); the mock
+ *     implements the 4-D (conv2d) case and rejects the others with 161002;
+ *   bias 1-D with weight N elements (:870-879);
+ *   stride and dilation have inputDim-2 entries (:885-889), padding inputDim-2
+ *     or 2*inputDim-4 ([top, bottom, left, right], :3639) for conv2d (:891-895);
+ *   stride and dilation > 0 (:1244-1253, value check :1439), padding >= 0;
+ *   groups > 0 (:1261-1265); input C = weight C * groups and weight N a
+ *     multiple of groups (channel check :1267-1272);
+ *   padded input at least the dilated kernel (:1470-1480);
+ *   output shape = (N, weight N, (H + pt + pb - dh*(KH-1) - 1)/sh + 1, ...)
+ *     (InferShape :638-700, ConvXdChecker :1874-1884).
+ * transposed = true is not modelled: 161002 with a message saying so.
+ * cubeMathType is journaled; the mock always accumulates in double.
+ * The kernel is a direct loop over every output element, honouring the
+ * strides of every tensor; f16/bf16 are stored with round-to-nearest-even.
+ */
+#include "op_internal.h"
+
+#include <stdlib.h>
+
+enum { IP_X, IP_W, IP_B, IP_OUT, IP_GEOM = 8 };
+
+void conv_put(mk_job *j, int at, const conv_geom *g)
+{
+    int64_t v[9] = {g->sh, g->sw, g->pt, g->pb, g->pl, g->pr, g->dh, g->dw, g->groups};
+    for (int i = 0; i < 9; i++) {
+        j->ip[at + i] = v[i];
+    }
+}
+
+void conv_get(const mk_job *j, int at, conv_geom *g)
+{
+    const int64_t *v = &j->ip[at];
+    *g = (conv_geom){v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+}
+
+bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
+                int64_t groups, conv_geom *g)
+{
+    if (!check_len(p, stride, "stride", 2, -1) || !check_len(p, dilation, "dilation", 2, -1) ||
+        !check_len(p, padding, "padding", 2, 4)) {
+        return false;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (stride->v[i] < 1) {
+            return invalid(p, "stride[%d] = %lld, expected a value >= 1", i, (long long)stride->v[i]);
+        }
+        if (dilation->v[i] < 1) {
+            return invalid(p, "dilation[%d] = %lld, expected a value >= 1", i, (long long)dilation->v[i]);
+        }
+    }
+    for (uint64_t i = 0; i < padding->n; i++) {
+        if (padding->v[i] < 0) {
+            return invalid(p, "padding[%llu] = %lld, expected a value >= 0", (unsigned long long)i,
+                           (long long)padding->v[i]);
+        }
+    }
+    if (groups < 1) {
+        return invalid(p, "expected groups > 0, got %lld", (long long)groups);
+    }
+    g->sh = stride->v[0];
+    g->sw = stride->v[1];
+    g->dh = dilation->v[0];
+    g->dw = dilation->v[1];
+    if (padding->n == 2) {
+        g->pt = g->pb = padding->v[0];
+        g->pl = g->pr = padding->v[1];
+    } else {
+        g->pt = padding->v[0];
+        g->pb = padding->v[1];
+        g->pl = padding->v[2];
+        g->pr = padding->v[3];
+    }
+    g->groups = groups;
+    return true;
+}
+
+bool conv_out_shape(ph1 *p, const aclTensor *input, const aclTensor *weight, const conv_geom *g, int64_t *out)
+{
+    if (!check_ndim(p, input, "input", 4, 4) || !check_ndim(p, weight, "weight", 4, 4)) {
+        return false;
+    }
+    const int64_t *x = input->v.dims, *w = weight->v.dims;
+    if (x[1] != w[1] * g->groups) {
+        return invalid(p, "input has %lld channels, expected weight C (%lld) * groups (%lld)", (long long)x[1],
+                       (long long)w[1], (long long)g->groups);
+    }
+    if (w[0] % g->groups) {
+        return invalid(p, "weight N (%lld) is not a multiple of groups (%lld)", (long long)w[0], (long long)g->groups);
+    }
+    int64_t eh = x[2] + g->pt + g->pb - g->dh * (w[2] - 1) - 1;
+    int64_t ew = x[3] + g->pl + g->pr - g->dw * (w[3] - 1) - 1;
+    if (eh < 0 || ew < 0) {
+        return invalid(p, "the padded input (%lld x %lld) is smaller than the dilated kernel (%lld x %lld)",
+                       (long long)(x[2] + g->pt + g->pb), (long long)(x[3] + g->pl + g->pr),
+                       (long long)(g->dh * (w[2] - 1) + 1), (long long)(g->dw * (w[3] - 1) + 1));
+    }
+    out[0] = x[0];
+    out[1] = w[0];
+    out[2] = eh / g->sh + 1;
+    out[3] = ew / g->sw + 1;
+    return true;
+}
+
+static void k_conv(const mk_job *j, void *const *bufs)
+{
+    const mk_view *x = &j->slot[j->ip[IP_X]], *w = &j->slot[j->ip[IP_W]], *o = &j->slot[j->ip[IP_OUT]];
+    const void *xb = bufs[j->ip[IP_X]], *wb = bufs[j->ip[IP_W]];
+    void *ob = bufs[j->ip[IP_OUT]];
+    const mk_view *b = j->ip[IP_B] >= 0 ? &j->slot[j->ip[IP_B]] : NULL;
+    const void *bb = b ? bufs[j->ip[IP_B]] : NULL;
+    conv_geom g;
+    conv_get(j, IP_GEOM, &g);
+    if (!ob) {
+        return;
+    }
+    int64_t N = o->dims[0], O = o->dims[1], OH = o->dims[2], OW = o->dims[3];
+    int64_t H = x->dims[2], W = x->dims[3], Cg = w->dims[1], KH = w->dims[2], KW = w->dims[3];
+    int64_t Og = O / g.groups;
+    for (int64_t n = 0; n < N; n++) {
+        for (int64_t oc = 0; oc < O; oc++) {
+            int64_t c0 = (oc / Og) * Cg;
+            double bias = bb ? mk_ldd(bb, b->dtype, oc * b->strides[0]) : 0.0;
+            for (int64_t oh = 0; oh < OH; oh++) {
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    double acc = 0.0;
+                    for (int64_t c = 0; c < Cg; c++) {
+                        for (int64_t kh = 0; kh < KH; kh++) {
+                            int64_t ih = oh * g.sh - g.pt + kh * g.dh;
+                            if (ih < 0 || ih >= H) {
+                                continue;
+                            }
+                            for (int64_t kw = 0; kw < KW; kw++) {
+                                int64_t iw = ow * g.sw - g.pl + kw * g.dw;
+                                if (iw < 0 || iw >= W) {
+                                    continue;
+                                }
+                                acc += mk_ldd(xb, x->dtype, off4(x, n, c0 + c, ih, iw)) *
+                                       mk_ldd(wb, w->dtype, off4(w, oc, c, kh, kw));
+                            }
+                        }
+                    }
+                    mk_std(ob, o->dtype, off4(o, n, oc, oh, ow), acc + bias);
+                }
+            }
+        }
+    }
+}
+
+OPS_EXPORT aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, const aclTensor *weight,
+                                                        const aclTensor *bias, const aclIntArray *stride,
+                                                        const aclIntArray *padding, const aclIntArray *dilation,
+                                                        bool transposed, const aclIntArray *outputPadding,
+                                                        const int64_t groups, aclTensor *output, int8_t cubeMathType,
+                                                        uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnConvolutionGetWorkspaceSize), "aclnnConvolution");
+    ph1_arg_tensor(&p, "input", input);
+    ph1_arg_tensor(&p, "weight", weight);
+    ph1_arg_tensor(&p, "bias", bias);
+    ph1_arg_ints(&p, "stride", stride);
+    ph1_arg_ints(&p, "padding", padding);
+    ph1_arg_ints(&p, "dilation", dilation);
+    ph1_arg_i64(&p, "transposed", transposed);
+    ph1_arg_ints(&p, "outputPadding", outputPadding);
+    ph1_arg_i64(&p, "groups", groups);
+    ph1_arg_tensor(&p, "output", output);
+    ph1_arg_i64(&p, "cubeMathType", cubeMathType);
+    conv_geom g;
+    int64_t od[4];
+    if (need_tensor(&p, input, "input") && need_tensor(&p, weight, "weight") && need_ints(&p, stride, "stride") &&
+        need_ints(&p, padding, "padding") && need_ints(&p, dilation, "dilation") &&
+        need_tensor(&p, output, "output") && (!transposed || need_ints(&p, outputPadding, "outputPadding")) &&
+        opt_tensor(&p, bias, "bias") && (!outputPadding || need_ints(&p, outputPadding, "outputPadding")) &&
+        check_dtype(&p, input, "input", DT_FLOATS) && check_dtype(&p, weight, "weight", DT_FLOATS) &&
+        check_dtype(&p, output, "output", DT_FLOATS) && (!bias || check_dtype(&p, bias, "bias", DT_FLOATS))) {
+        if (transposed) {
+            invalid(&p, "transposed convolution is not modelled by the mock");
+        } else if (check_ndim(&p, input, "input", 4, 4) && check_ndim(&p, weight, "weight", 4, 4) &&
+                   check_ndim(&p, output, "output", 4, 4) &&
+                   (!bias || check_shape(&p, bias, "bias", weight->v.dims, 1)) &&
+                   conv_attrs(&p, stride, padding, dilation, groups, &g) &&
+                   conv_out_shape(&p, input, weight, &g, od) && check_shape(&p, output, "output", od, 4) &&
+                   make_exec(&p, k_conv, 0)) {
+            p.e->job.ip[IP_X] = add_in(&p, input);
+            p.e->job.ip[IP_W] = add_in(&p, weight);
+            p.e->job.ip[IP_B] = bias ? add_in(&p, bias) : (int64_t)-1;
+            p.e->job.ip[IP_OUT] = add_out(&p, output);
+            conv_put(&p.e->job, IP_GEOM, &g);
+        }
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(Convolution)
