@@ -7,7 +7,28 @@ mod common;
 mod ops_goldens_common;
 
 use ascendcl::ops::{self, CubeMath, GradMask, Prepared, Resize, RunningStats, Window};
-use ops_goldens_common::{Case, Uploaded, run_goldens, split};
+use ops_goldens_common::{Case, Exceptions, Uploaded, run_goldens_except, split};
+
+/// Valid in PyTorch, refused by the real operator on the default SoC
+/// (Atlas A2/A3): max pooling takes dilation 1 only, and its backward int32
+/// indices only (hicann/ops-nn v8.5.0 pooling op_api checks, cited in the
+/// mock's `op_pool.c`). The runner checks they are refused.
+const REFUSED_ON_A2: &[&str] = &[
+    "maxpool2dwithindices_f32_dilation2",
+    "maxpool2dwithindicesbackward_f32_k3s2p1_overlap_i64",
+    "maxpool2dwithindicesbackward_f32_ties_i64",
+];
+
+/// Transposed and 1-D convolution: the real operator takes them, but the
+/// safe wrapper exposes neither yet (it passes `transposed = false` and 2-D
+/// windows) and the mock rejects transposed convolution as not modelled.
+const NOT_MODELLED: &[&str] = &[
+    "convolution_f32_conv1d_ncl",
+    "convolution_f32_convtranspose_groups2_dil",
+    "convolution_f32_convtranspose_s2_op1",
+    "convolutionbackward_f32_conv1d_ncl",
+    "convolutionbackward_f32_convtranspose_s2_op1",
+];
 
 fn window(case: &Case) -> Window {
     let list = |name: &str| case.int_lists.get(name).cloned().unwrap_or_default();
@@ -169,8 +190,12 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
 fn every_second_set_operator_matches_its_pytorch_goldens_within_the_real_ops_tolerance() {
     common::check(|env| {
         let (_device, ctx) = env.device0();
-        let ran = run_goldens(&ctx, "ops2", prepare)?;
-        assert!(ran >= 50, "only {ran} cases ran");
+        let exceptions = Exceptions {
+            refused: REFUSED_ON_A2,
+            not_modelled: NOT_MODELLED,
+        };
+        let ran = run_goldens_except(&ctx, "ops2", prepare, &exceptions)?;
+        assert!(ran >= 150, "only {ran} cases ran");
         Ok(())
     });
 }
