@@ -25,6 +25,35 @@ impl Reference {
     }
 }
 
+/// Whether the generator's data and initial parameters equal the PyTorch
+/// script's `.npy` files bit for bit.
+pub fn generator_matches(task: &Task) -> bool {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/reference/train_resnet");
+    let names = ["conv1", "convA1", "convA2", "convB1", "convB2", "convS"];
+    let mut pairs: Vec<(String, &[f32])> = names
+        .iter()
+        .zip(&task.convs)
+        .map(|(n, w)| (format!("{n}.npy"), w.as_slice()))
+        .collect();
+    pairs.push(("fc_W.npy".into(), &task.fc_w));
+    pairs.push(("fc_b.npy".into(), &task.fc_b));
+    pairs.push(("batch0_x.npy".into(), &task.x[..BATCH * 3 * 16 * 16]));
+    pairs.iter().all(
+        |(name, ours)| match ascendcl::validate::read_npy(dir.join(name)) {
+            Ok(t) => {
+                let theirs = t.values().to_f64_vec();
+                theirs.len() == ours.len()
+                    && theirs
+                        .iter()
+                        .zip(ours.iter())
+                        .all(|(a, b)| (*a as f32).to_bits() == b.to_bits())
+            }
+            Err(_) => false,
+        },
+    )
+}
+
 /// Parameters from the task's initial values; batch norms start at
 /// weight 1, bias 0, running mean 0, running variance 1.
 pub fn build(tr: &Tr<'_>, task: &Task) -> ascendcl::Result<Net> {
@@ -68,7 +97,7 @@ struct Saved {
     x: Act,
     c1: BnSaved,
     r1: Act,
-    idx: Block<i64>,
+    idx: Block<i32>,
     a1: BnSaved,
     ar1: Act,
     a2: BnSaved,
@@ -89,7 +118,8 @@ pub fn forward(tr: &Tr<'_>, net: &mut Net, x: Act, training: bool) -> ascendcl::
     let r1 = tr.relu(&b1)?;
     let side = r1.shape[2] / 2;
     let mut p1 = tr.act(&[n, 8, side, side])?;
-    let mut idx = a.alloc::<i64>(s, n * 8 * side * side)?;
+    // int32 indices: the backward on Atlas A2/A3 takes no other.
+    let mut idx = a.alloc::<i32>(s, n * 8 * side * side)?;
     let shape = p1.shape.clone();
     ops::max_pool2d_with_indices(
         &r1.view()?,
