@@ -9,6 +9,9 @@
 //!   re-pointed and launched (`aclSetInputTensorAddr`,
 //!   `aclSetOutputTensorAddr`, phase 2) against [`Repeatable::launch`].
 //!
+//! * `ops/raw/conv` vs `ops/safe/conv`: a fresh 3×3 convolution on a 4×4
+//!   image (three descriptors and four int arrays, both phases).
+//!
 //! `cargo bench --bench ops`. Launches are timed in chunks of 256 from an
 //! empty queue; the queue is drained (untimed) between chunks.
 
@@ -207,5 +210,158 @@ fn launch_overhead(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, launch_overhead);
+/// The raw sys sequence of one fresh 1×1×4×4 convolution with a 1×1×3×3
+/// kernel (descriptors, three int arrays, phase 1, phase 2, destroys).
+fn raw_conv(
+    aclnn: &Aclnn,
+    x: *mut std::ffi::c_void,
+    w: *mut std::ffi::c_void,
+    y: *mut std::ffi::c_void,
+    stream: sys::aclrtStream,
+) {
+    let (xs, ws, ys) = ([1i64, 1, 4, 4], [1i64, 1, 3, 3], [1i64, 1, 4, 4]);
+    let strides = |s: &[i64; 4]| [s[1] * s[2] * s[3], s[2] * s[3], s[3], 1];
+    let (xst, wst, yst) = (strides(&xs), strides(&ws), strides(&ys));
+    let (one, zero) = ([1i64, 1], [0i64, 0]);
+    let pad = [1i64, 1];
+    let (f32, nd) = (sys::aclDataType::ACL_FLOAT, aclFormat::ACL_FORMAT_ND);
+    // SAFETY: valid arrays; x, w, y are live device buffers of the sizes the
+    // shapes say; descriptors destroyed after the launch; the queue is
+    // drained before the buffers are freed.
+    unsafe {
+        let tx = aclnn
+            .aclCreateTensor(
+                xs.as_ptr(),
+                4,
+                f32,
+                xst.as_ptr(),
+                0,
+                nd,
+                [16i64].as_ptr(),
+                1,
+                x,
+            )
+            .unwrap();
+        let tw = aclnn
+            .aclCreateTensor(
+                ws.as_ptr(),
+                4,
+                f32,
+                wst.as_ptr(),
+                0,
+                nd,
+                [9i64].as_ptr(),
+                1,
+                w,
+            )
+            .unwrap();
+        let ty = aclnn
+            .aclCreateTensor(
+                ys.as_ptr(),
+                4,
+                f32,
+                yst.as_ptr(),
+                0,
+                nd,
+                [16i64].as_ptr(),
+                1,
+                y,
+            )
+            .unwrap();
+        let (s, p, d, op) = (
+            aclnn.aclCreateIntArray(one.as_ptr(), 2).unwrap(),
+            aclnn.aclCreateIntArray(pad.as_ptr(), 2).unwrap(),
+            aclnn.aclCreateIntArray(one.as_ptr(), 2).unwrap(),
+            aclnn.aclCreateIntArray(zero.as_ptr(), 2).unwrap(),
+        );
+        let (mut wsz, mut ex): (u64, *mut aclOpExecutor) = (0, std::ptr::null_mut());
+        let status = aclnn.aclnnConvolutionGetWorkspaceSize(
+            tx,
+            tw,
+            std::ptr::null(),
+            s,
+            p,
+            d,
+            false,
+            op,
+            1,
+            ty,
+            0,
+            &mut wsz,
+            &mut ex,
+        );
+        assert_eq!(status, Ok(0));
+        assert_eq!(wsz, 0, "the bench gives no workspace");
+        assert_eq!(
+            aclnn.aclnnConvolution(std::ptr::null_mut(), 0, ex, stream),
+            Ok(0)
+        );
+        for a in [s, p, d, op] {
+            aclnn.aclDestroyIntArray(a).unwrap();
+        }
+        for t in [tx, tw, ty] {
+            aclnn.aclDestroyTensor(t).unwrap();
+        }
+    }
+}
+
+fn conv_launch_overhead(c: &mut Criterion) {
+    let env = BenchEnv::open();
+    let (ctx, stream) = (&env.ctx, &env.stream);
+    let aclnn = sys::aclnn::aclnn_for(Some(env.rt.library())).expect("aclnn libraries");
+    let x = DeviceBuffer::from_host(ctx, &[0.5f32; 16]).expect("x");
+    let w = DeviceBuffer::from_host(ctx, &[0.25f32; 9]).expect("w");
+    let mut y = DeviceBuffer::<f32>::zeroed(ctx, 16).expect("y");
+    let (rx, rw, ry) = (
+        x.as_device_ptr().cast_mut(),
+        w.as_device_ptr().cast_mut(),
+        y.as_device_ptr().cast_mut(),
+    );
+    let raw_stream = stream.as_raw();
+    let _current = ctx.make_current().expect("bind");
+    let drain = || stream.synchronize().expect("drain");
+    let chunked = |iters: u64, op: &mut dyn FnMut()| {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        while left > 0 {
+            let n = left.min(CHUNK);
+            drain();
+            let start = Instant::now();
+            (0..n).for_each(|_| op());
+            total += start.elapsed();
+            left -= n;
+        }
+        drain();
+        total
+    };
+    let window = ops::Window::square(1, 1);
+    let mut group = c.benchmark_group("ops");
+    group.bench_function("raw/conv", |b| {
+        warm_up(|| raw_conv(aclnn, rx, rw, ry, raw_stream));
+        drain();
+        b.iter_custom(|iters| chunked(iters, &mut || raw_conv(aclnn, rx, rw, ry, raw_stream)))
+    });
+    group.bench_function("safe/conv", |b| {
+        let mut op = || {
+            let launched = ops::convolution(
+                &Tensor::new(&x, &[1, 1, 4, 4]).unwrap(),
+                &Tensor::new(&w, &[1, 1, 3, 3]).unwrap(),
+                None,
+                &window,
+                1,
+                TensorMut::new(&mut y, &[1, 1, 4, 4]).unwrap(),
+                ops::CubeMath::KeepDtype,
+            )
+            .and_then(|p| p.launch(stream, Workspace::none()));
+            black_box(launched.expect("launch")).detach();
+        };
+        warm_up(&mut op);
+        drain();
+        b.iter_custom(|iters| chunked(iters, &mut op))
+    });
+    group.finish();
+    drain();
+}
+
+criterion_group!(benches, launch_overhead, conv_launch_overhead);
 criterion_main!(benches);
