@@ -11,13 +11,16 @@
  *     implements the 4-D (conv2d) case and rejects the others with 161002;
  *   bias 1-D with weight N elements (:870-879);
  *   stride and dilation have inputDim-2 entries (:885-889), padding inputDim-2
- *     or 2*inputDim-4 ([top, bottom, left, right], :3639) for conv2d (:891-895);
- *   stride and dilation > 0 (:1244-1253, value check :1439), padding >= 0;
+ *     or 2*inputDim-4 for conv2d (:891-895); four entries are [top, bottom,
+ *     left, right] (PAD_*_INDEX :594-597, ConstructPad :603-627);
+ *   stride and dilation > 0 (:1244-1253, CheckVectorValueGt0 :1439); padding
+ *     >= 0 (the mock's rule, as the backward checker's
+ *     convolution_backward_checker.cpp:429-433);
  *   groups > 0 (:1261-1265); input C = weight C * groups and weight N a
  *     multiple of groups (channel check :1267-1272);
- *   padded input at least the dilated kernel (:1470-1480);
+ *   padded input at least the dilated kernel (CheckPad :1446-1490);
  *   output shape = (N, weight N, (H + pt + pb - dh*(KH-1) - 1)/sh + 1, ...)
- *     (InferShape :638-700, ConvXdChecker :1874-1884).
+ *     (InferShape :643-700, ConvXdChecker :1868-1884).
  * transposed = true is not modelled: 161002 with a message saying so.
  * cubeMathType is journaled; the mock always accumulates in double.
  * The kernel is a direct loop over every output element, honouring the
