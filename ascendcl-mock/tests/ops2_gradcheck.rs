@@ -132,6 +132,54 @@ fn convolution_backward_matches_finite_differences() {
 }
 
 #[test]
+fn conv1d_backward_matches_finite_differences() {
+    let mut o = OpsTest::new();
+    let xs = values(2 * 2 * 7, 15);
+    let ws = values(4 * 3, 16);
+    let r = values(2 * 4 * 4, 17);
+    let (x, xp) = o.f32_tensor(&[2, 2, 7], &xs);
+    let (w, wp) = o.f32_tensor(&[4, 1, 3], &ws);
+    let (out, outp) = o.f32_tensor(&[2, 4, 4], &vec![0.0; r.len()]);
+    // groups 2, stride 2, padding 2, dilation 2: (7 + 4 - 4 - 1) / 2 + 1 = 4
+    let (s, p, d, op) = (
+        o.int_array(&[2]),
+        o.int_array(&[2]),
+        o.int_array(&[2]),
+        o.int_array(&[0]),
+    );
+    let null = std::ptr::null_mut();
+    let mut fwd = |o: &mut OpsTest| {
+        let (rc, ws, e) = phase1!(
+            o.ops,
+            "aclnnConvolutionGetWorkspaceSize",
+            (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
+            (x, w, null, s, p, d, false, op, 2, out, 0)
+        );
+        assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+        o.run("aclnnConvolution", ws, e);
+    };
+    let nx = numeric_grad(&mut o, xp, &xs, outp, &r, 1e-2, &mut fwd);
+    let nw = numeric_grad(&mut o, wp, &ws, outp, &r, 1e-2, &mut fwd);
+    let (go, _) = o.f32_tensor(&[2, 4, 4], &r);
+    let (gi, gip) = o.f32_tensor(&[2, 2, 7], &[0.0; 28]);
+    let (gw, gwp) = o.f32_tensor(&[4, 1, 3], &[0.0; 12]);
+    let mask = o.bool_array(&[true, true, false]);
+    let (rc, ws_, e) = phase1!(
+        o.ops,
+        "aclnnConvolutionBackwardGetWorkspaceSize",
+        (
+            Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i32, Ptr, i8, Ptr, Ptr, Ptr
+        ),
+        (go, x, w, null, s, p, d, false, op, 2, mask, 0, gi, gw, null)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnConvolutionBackward", ws_, e);
+    assert_grad("gradInput", &read_f32(&o.t, gip, 28), &nx);
+    assert_grad("gradWeight", &read_f32(&o.t, gwp, 12), &nw);
+    o.finish();
+}
+
+#[test]
 fn batch_norm_backward_matches_finite_differences_in_training() {
     let mut o = OpsTest::new();
     let xs = values(2 * 3 * 4, 5);

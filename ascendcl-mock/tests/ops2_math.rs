@@ -99,6 +99,45 @@ fn conv_3x3_with_padding_stride_and_bias() {
 }
 
 #[test]
+fn conv1d_ncl_with_one_and_two_entry_padding() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.f32_tensor(&[1, 1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]);
+    let (w, _) = o.f32_tensor(&[1, 1, 3], &[1.0, 0.0, -1.0]);
+    let (out, outp) = o.f32_tensor(&[1, 1, 3], &[0.0; 3]);
+    let null = std::ptr::null_mut();
+    // padding [1]: windows centred on 0, 2, 4
+    conv(&mut o, x, w, null, &[2], &[1], &[1], 1, out);
+    assert_eq!(read_f32(&o.t, outp, 3), [-2.0, -2.0, 4.0]);
+    // padding [left 0, right 2]: windows start at 0, 2, 4
+    conv(&mut o, x, w, null, &[2], &[0, 2], &[1], 1, out);
+    assert_eq!(read_f32(&o.t, outp, 3), [-2.0, -2.0, 5.0]);
+    // its backward: gradInput of a single gradient at output 1 (window 1..3 with padding 1)
+    let (go, _) = o.f32_tensor(&[1, 1, 3], &[0.0, 1.0, 0.0]);
+    let (gi, gip) = o.f32_tensor(&[1, 1, 5], &[9.0; 5]);
+    let (gw, gwp) = o.f32_tensor(&[1, 1, 3], &[9.0; 3]);
+    let (s, p, d, op) = (
+        o.int_array(&[2]),
+        o.int_array(&[1]),
+        o.int_array(&[1]),
+        o.int_array(&[0]),
+    );
+    let mask = o.bool_array(&[true, true, false]);
+    let (rc, ws, e) = phase1!(
+        o.ops,
+        "aclnnConvolutionBackwardGetWorkspaceSize",
+        (
+            Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i32, Ptr, i8, Ptr, Ptr, Ptr
+        ),
+        (go, x, w, null, s, p, d, false, op, 1, mask, 0, gi, gw, null)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnConvolutionBackward", ws, e);
+    assert_eq!(read_f32(&o.t, gip, 5), [0.0, 1.0, 0.0, -1.0, 0.0]);
+    assert_eq!(read_f32(&o.t, gwp, 3), [2.0, 3.0, 4.0]);
+    o.finish();
+}
+
+#[test]
 fn conv_groups_read_a_strided_view_and_write_a_strided_output() {
     let mut o = OpsTest::new();
     // input (1,2,2,2) as a view with an offset of 3 and a channel stride of 5

@@ -763,3 +763,90 @@ fn a_fault_injected_by_name_reaches_the_caller_and_the_call_is_journaled() {
     );
     o.finish();
 }
+
+#[test]
+fn conv1d_attribute_lengths_and_conv3d() {
+    let mut o = OpsTest::new();
+    let x = f32t(&mut o, &[1, 2, 6]);
+    let w = f32t(&mut o, &[2, 2, 3]);
+    let out = f32t(&mut o, &[1, 2, 6]);
+    let go = f32t(&mut o, &[1, 2, 6]);
+    let (s1, d1, p1, p2, op1) = (
+        o.int_array(&[1]),
+        o.int_array(&[1]),
+        o.int_array(&[1]),
+        o.int_array(&[1, 1]),
+        o.int_array(&[0]),
+    );
+    let s2 = o.int_array(&[1, 1]);
+    let null = std::ptr::null_mut();
+    let fwd = |o: &OpsTest, x: Ptr, w: Ptr, s: Ptr, p: Ptr, d: Ptr, out: Ptr| {
+        let (rc, _, e) = phase1!(
+            o.ops,
+            "aclnnConvolutionGetWorkspaceSize",
+            (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
+            (
+                x,
+                w,
+                std::ptr::null_mut(),
+                s,
+                p,
+                d,
+                false,
+                std::ptr::null_mut(),
+                1,
+                out,
+                0
+            )
+        );
+        if rc == OK {
+            assert_eq!(o.ops.destroy_executor(e), OK);
+        }
+        rc
+    };
+    assert_eq!(fwd(&o, x, w, s1, p1, d1, out), OK, "{:?}", o.t.recent_msg());
+    assert_eq!(
+        fwd(&o, x, w, s1, p2, d1, out),
+        OK,
+        "conv1d padding [left, right]"
+    );
+    assert_eq!(
+        fwd(&o, x, w, s2, p1, d1, out),
+        INVALID,
+        "conv1d stride of 2"
+    );
+    let x5 = f32t(&mut o, &[1, 2, 3, 3, 3]);
+    let w5 = f32t(&mut o, &[2, 2, 1, 1, 1]);
+    assert_eq!(
+        fwd(&o, x5, w5, s1, p1, d1, x5),
+        INVALID,
+        "conv3d is not modelled"
+    );
+    let mask = o.bool_array(&[true, false, false]);
+    let gi = f32t(&mut o, &[1, 2, 6]);
+    let bwd = |o: &OpsTest, p: Ptr| {
+        let (rc, _, e) = phase1!(
+            o.ops,
+            "aclnnConvolutionBackwardGetWorkspaceSize",
+            (
+                Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i32, Ptr, i8, Ptr, Ptr, Ptr
+            ),
+            (
+                go, x, w, null, s1, p, d1, false, op1, 1, mask, 0, gi, null, null
+            )
+        );
+        if rc == OK {
+            assert_eq!(o.ops.destroy_executor(e), OK);
+        }
+        rc
+    };
+    assert_eq!(bwd(&o, p1), OK, "{:?}", o.t.recent_msg());
+    // the backward checker wants exactly inputDim - 2 padding entries off 2-D
+    assert_eq!(bwd(&o, p2), INVALID);
+    assert!(
+        o.t.recent_msg()
+            .unwrap_or_default()
+            .contains("aclnnConvolutionBackward")
+    );
+    o.finish();
+}

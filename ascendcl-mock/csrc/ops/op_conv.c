@@ -1,5 +1,6 @@
 /*
- * op_conv.c (libopapi.so): aclnnConvolution, 2-D (NCHW), not transposed.
+ * op_conv.c (libopapi.so): aclnnConvolution, 2-D (NCHW) and 1-D (NCL, computed
+ * as 2-D with H = 1), not transposed.
  * Parameter list: ops-nn v8.5.0 conv/convolution_forward/op_host/op_api/
  * aclnn_convolution.h:58-63 (`groups` is int64_t here, a plain int in the
  * backward: aclnn-facts.md B.1.2). Phase-1 rules, aclnn_convolution.cpp:
@@ -8,11 +9,12 @@
  *   input, weight, output dtypes f32/f16/bf16 (DtypeChecker :984-1015), bias
  *     likewise when given (:995-999);
  *   input, weight, output all 3-, 4- or 5-D and of one rank (:805-840); the mock
- *     implements the 4-D (conv2d) case and rejects the others with 161002;
+ *     implements conv1d and conv2d and rejects 5-D (conv3d) with 161002;
  *   bias 1-D with weight N elements (:870-879);
  *   stride and dilation have inputDim-2 entries (:885-889), padding inputDim-2
- *     or 2*inputDim-4 for conv2d (:891-895); four entries are [top, bottom,
- *     left, right] (PAD_*_INDEX :594-597, ConstructPad :603-627);
+ *     or 2*inputDim-4 for conv1d and conv2d (:891-895); four entries are
+ *     [top, bottom, left, right] (PAD_*_INDEX :594-597, ConstructPad
+ *     :603-627), conv1d's two entries are summed as left + right (:607-610);
  *   stride and dilation > 0 (:1244-1253, CheckVectorValueGt0 :1439); padding
  *     >= 0 (the mock's rule, as the backward checker's
  *     convolution_backward_checker.cpp:429-433);
@@ -47,18 +49,18 @@ void conv_get(const mk_job *j, int at, conv_geom *g)
 }
 
 bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
-                int64_t groups, conv_geom *g)
+                int64_t groups, uint32_t nsp, bool pad2, conv_geom *g)
 {
-    if (!check_len(p, stride, "stride", 2, -1) || !check_len(p, dilation, "dilation", 2, -1) ||
-        !check_len(p, padding, "padding", 2, 4)) {
+    if (!check_len(p, stride, "stride", nsp, -1) || !check_len(p, dilation, "dilation", nsp, -1) ||
+        !check_len(p, padding, "padding", nsp, nsp == 2 ? 4 : pad2 ? 2 : -1)) {
         return false;
     }
-    for (int i = 0; i < 2; i++) {
+    for (uint32_t i = 0; i < nsp; i++) {
         if (stride->v[i] < 1) {
-            return invalid(p, "stride[%d] = %lld, expected a value >= 1", i, (long long)stride->v[i]);
+            return invalid(p, "stride[%u] = %lld, expected a value >= 1", i, (long long)stride->v[i]);
         }
         if (dilation->v[i] < 1) {
-            return invalid(p, "dilation[%d] = %lld, expected a value >= 1", i, (long long)dilation->v[i]);
+            return invalid(p, "dilation[%u] = %lld, expected a value >= 1", i, (long long)dilation->v[i]);
         }
     }
     for (uint64_t i = 0; i < padding->n; i++) {
@@ -69,6 +71,16 @@ bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, c
     }
     if (groups < 1) {
         return invalid(p, "expected groups > 0, got %lld", (long long)groups);
+    }
+    g->groups = groups;
+    if (nsp == 1) { /* conv1d as a conv2d with H = 1 */
+        g->sh = g->dh = 1;
+        g->pt = g->pb = 0;
+        g->sw = stride->v[0];
+        g->dw = dilation->v[0];
+        g->pl = padding->v[0];
+        g->pr = padding->n == 2 ? padding->v[1] : padding->v[0];
+        return true;
     }
     g->sh = stride->v[0];
     g->sw = stride->v[1];
@@ -83,16 +95,17 @@ bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, c
         g->pl = padding->v[2];
         g->pr = padding->v[3];
     }
-    g->groups = groups;
     return true;
 }
 
 bool conv_out_shape(ph1 *p, const aclTensor *input, const aclTensor *weight, const conv_geom *g, int64_t *out)
 {
-    if (!check_ndim(p, input, "input", 4, 4) || !check_ndim(p, weight, "weight", 4, 4)) {
+    if (!check_ndim(p, input, "input", 3, 4) ||
+        !check_ndim(p, weight, "weight", input->v.ndim, input->v.ndim)) {
         return false;
     }
-    const int64_t *x = input->v.dims, *w = weight->v.dims;
+    mk_view xv = as_nc1l(&input->v), wv = as_nc1l(&weight->v);
+    const int64_t *x = xv.dims, *w = wv.dims;
     if (x[1] != w[1] * g->groups) {
         return invalid(p, "input has %lld channels, expected weight C (%lld) * groups (%lld)", (long long)x[1],
                        (long long)w[1], (long long)g->groups);
@@ -109,14 +122,20 @@ bool conv_out_shape(ph1 *p, const aclTensor *input, const aclTensor *weight, con
     }
     out[0] = x[0];
     out[1] = w[0];
-    out[2] = eh / g->sh + 1;
-    out[3] = ew / g->sw + 1;
+    if (input->v.ndim == 3) {
+        out[2] = ew / g->sw + 1;
+    } else {
+        out[2] = eh / g->sh + 1;
+        out[3] = ew / g->sw + 1;
+    }
     return true;
 }
 
 static void k_conv(const mk_job *j, void *const *bufs)
 {
-    const mk_view *x = &j->slot[j->ip[IP_X]], *w = &j->slot[j->ip[IP_W]], *o = &j->slot[j->ip[IP_OUT]];
+    mk_view xv = as_nc1l(&j->slot[j->ip[IP_X]]), wv = as_nc1l(&j->slot[j->ip[IP_W]]);
+    mk_view ov = as_nc1l(&j->slot[j->ip[IP_OUT]]);
+    const mk_view *x = &xv, *w = &wv, *o = &ov;
     const void *xb = bufs[j->ip[IP_X]], *wb = bufs[j->ip[IP_W]];
     void *ob = bufs[j->ip[IP_OUT]];
     const mk_view *b = j->ip[IP_B] >= 0 ? &j->slot[j->ip[IP_B]] : NULL;
@@ -181,6 +200,7 @@ OPS_EXPORT aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, 
     ph1_arg_i64(&p, "cubeMathType", cubeMathType);
     conv_geom g;
     int64_t od[4];
+    uint32_t nd = input && aclmocknn_is_live(input, MK_TENSOR) ? input->v.ndim : 4;
     if (need_tensor(&p, input, "input") && need_tensor(&p, weight, "weight") && need_ints(&p, stride, "stride") &&
         need_ints(&p, padding, "padding") && need_ints(&p, dilation, "dilation") &&
         need_tensor(&p, output, "output") && (!transposed || need_ints(&p, outputPadding, "outputPadding")) &&
@@ -189,11 +209,11 @@ OPS_EXPORT aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, 
         check_dtype(&p, output, "output", DT_FLOATS) && (!bias || check_dtype(&p, bias, "bias", DT_FLOATS))) {
         if (transposed) {
             invalid(&p, "transposed convolution is not modelled by the mock");
-        } else if (check_ndim(&p, input, "input", 4, 4) && check_ndim(&p, weight, "weight", 4, 4) &&
-                   check_ndim(&p, output, "output", 4, 4) &&
+        } else if (check_ndim(&p, input, "input", 3, 4) && check_ndim(&p, weight, "weight", nd, nd) &&
+                   check_ndim(&p, output, "output", nd, nd) &&
                    (!bias || check_shape(&p, bias, "bias", weight->v.dims, 1)) &&
-                   conv_attrs(&p, stride, padding, dilation, groups, &g) &&
-                   conv_out_shape(&p, input, weight, &g, od) && check_shape(&p, output, "output", od, 4) &&
+                   conv_attrs(&p, stride, padding, dilation, groups, nd - 2, true, &g) &&
+                   conv_out_shape(&p, input, weight, &g, od) && check_shape(&p, output, "output", od, nd) &&
                    make_exec(&p, k_conv, 0)) {
             p.e->job.ip[IP_X] = add_in(&p, input);
             p.e->job.ip[IP_W] = add_in(&p, weight);

@@ -1,7 +1,7 @@
 /*
- * op_conv_backward.c (libopapi.so): aclnnConvolutionBackward, 2-D (NCHW),
- * not transposed. Parameter list: ops-nn v8.5.0 conv/convolution_backward/
- * op_api/aclnn_convolution_backward.h:56-61 (`groups` is a plain int here,
+ * op_conv_backward.c (libopapi.so): aclnnConvolutionBackward, 2-D (NCHW) and
+ * 1-D (NCL, as 2-D with H = 1), not transposed. Parameter list: ops-nn
+ * v8.5.0 conv/convolution_backward/op_api/aclnn_convolution_backward.h:56-61 (`groups` is a plain int here,
  * int64_t in the forward; biasSizes is nullable; outputMask has 3 entries;
  * aclnn-facts.md B.1.2). Phase-1 rules, convolution_backward_checker.cpp:
  *   gradOutput, input, weight, stride, padding, dilation, outputPadding,
@@ -14,8 +14,8 @@
  *   gradOutput, input, weight of one rank (:491-495); gradInput has input's
  *     shape and gradWeight weight's (:499-506); gradBias 1-D with gradOutput's
  *     C elements (:510-517);
- *   stride, dilation inputDim-2 entries, padding inputDim-2 or 4 for 2-D
- *     (:519-545); stride >= 1, padding >= 0, dilation >= 1, outputPadding 0
+ *   stride, dilation inputDim-2 entries, padding (and outputPadding)
+ *     inputDim-2 or, for 2-D only, 4 entries (:519-560); stride >= 1, padding >= 0, dilation >= 1, outputPadding 0
  *     unless transposed, groups >= 1 (CheckConvParams :422-466);
  *   gradOutput C = weight N, input C = weight C * groups (:564-598);
  *   gradOutput's spatial shape is the forward's (:617-662).
@@ -32,10 +32,14 @@ enum { IP_GO, IP_X, IP_W, IP_GI, IP_GW, IP_GB, IP_GEOM = 8 };
 
 static void k_conv_backward(const mk_job *j, void *const *bufs)
 {
-    const mk_view *go = &j->slot[j->ip[IP_GO]], *x = &j->slot[j->ip[IP_X]], *w = &j->slot[j->ip[IP_W]];
+    mk_view gov = as_nc1l(&j->slot[j->ip[IP_GO]]), xv = as_nc1l(&j->slot[j->ip[IP_X]]);
+    mk_view wv = as_nc1l(&j->slot[j->ip[IP_W]]);
+    mk_view giv = j->ip[IP_GI] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GI]]) : xv;
+    mk_view gwv = j->ip[IP_GW] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GW]]) : wv;
+    const mk_view *go = &gov, *x = &xv, *w = &wv;
     const void *gob = bufs[j->ip[IP_GO]], *xb = bufs[j->ip[IP_X]], *wb = bufs[j->ip[IP_W]];
-    const mk_view *gi = j->ip[IP_GI] >= 0 ? &j->slot[j->ip[IP_GI]] : NULL;
-    const mk_view *gw = j->ip[IP_GW] >= 0 ? &j->slot[j->ip[IP_GW]] : NULL;
+    const mk_view *gi = j->ip[IP_GI] >= 0 ? &giv : NULL;
+    const mk_view *gw = j->ip[IP_GW] >= 0 ? &gwv : NULL;
     const mk_view *gbv = j->ip[IP_GB] >= 0 ? &j->slot[j->ip[IP_GB]] : NULL;
     void *gib = gi ? bufs[j->ip[IP_GI]] : NULL, *gwb = gw ? bufs[j->ip[IP_GW]] : NULL;
     void *gbb = gbv ? bufs[j->ip[IP_GB]] : NULL;
@@ -144,6 +148,7 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     bool m[3] = {false, false, false};
     conv_geom g;
     int64_t od[4];
+    uint32_t nd = input && aclmocknn_is_live(input, MK_TENSOR) ? input->v.ndim : 4;
     if (!(need_tensor(&p, gradOutput, "gradOutput") && need_tensor(&p, input, "input") &&
           need_tensor(&p, weight, "weight") && need_ints(&p, stride, "stride") && need_ints(&p, padding, "padding") &&
           need_ints(&p, dilation, "dilation") && need_ints(&p, outputPadding, "outputPadding") &&
@@ -167,12 +172,12 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
         (!m[2] || check_dtype(&p, gradBias, "gradBias", DT_FLOATS))) {
         if (transposed) {
             invalid(&p, "transposed convolution is not modelled by the mock");
-        } else if (check_ndim(&p, gradOutput, "gradOutput", 4, 4) && check_ndim(&p, input, "input", 4, 4) &&
-                   check_ndim(&p, weight, "weight", 4, 4) &&
-                   (!m[0] || check_shape(&p, gradInput, "gradInput", input->v.dims, 4)) &&
-                   (!m[1] || check_shape(&p, gradWeight, "gradWeight", weight->v.dims, 4)) &&
+        } else if (check_ndim(&p, input, "input", 3, 4) && check_ndim(&p, gradOutput, "gradOutput", nd, nd) &&
+                   check_ndim(&p, weight, "weight", nd, nd) &&
+                   (!m[0] || check_shape(&p, gradInput, "gradInput", input->v.dims, nd)) &&
+                   (!m[1] || check_shape(&p, gradWeight, "gradWeight", weight->v.dims, nd)) &&
                    (!m[2] || check_shape(&p, gradBias, "gradBias", &gradOutput->v.dims[1], 1)) &&
-                   check_len(&p, outputPadding, "outputPadding", 2, 4)) {
+                   check_len(&p, outputPadding, "outputPadding", nd - 2, nd == 4 ? 4 : -1)) {
             for (uint64_t i = 0; i < outputPadding->n; i++) {
                 if (outputPadding->v[i] != 0) {
                     invalid(&p, "outputPadding[%llu] = %lld, must be 0 if not transposed", (unsigned long long)i,
@@ -184,8 +189,9 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
                 invalid(&p, "gradOutput has %lld channels, expected weight N (%lld)", (long long)gradOutput->v.dims[1],
                         (long long)weight->v.dims[0]);
             }
-            if (conv_attrs(&p, stride, padding, dilation, groups, &g) && conv_out_shape(&p, input, weight, &g, od) &&
-                check_shape(&p, gradOutput, "gradOutput", od, 4) && make_exec(&p, k_conv_backward, 0)) {
+            if (conv_attrs(&p, stride, padding, dilation, groups, nd - 2, false, &g) &&
+                conv_out_shape(&p, input, weight, &g, od) && check_shape(&p, gradOutput, "gradOutput", od, nd) &&
+                make_exec(&p, k_conv_backward, 0)) {
                 p.e->job.ip[IP_GO] = add_in(&p, gradOutput);
                 p.e->job.ip[IP_X] = add_in(&p, input);
                 p.e->job.ip[IP_W] = add_in(&p, weight);

@@ -67,13 +67,29 @@ extern const int32_t DT_INDEX[];    /* int32, int64 */
 typedef struct conv_geom {
     int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
 } conv_geom;
-/* Reads stride, padding (2 or 4 entries: [top, bottom, left, right]),
- * dilation of a 4-D input; 161002 with a message on a bad length or value. */
+/* Reads stride, padding, dilation for nsp spatial dims (2: conv2d, padding
+ * 2 or 4 entries [top, bottom, left, right]; 1: conv1d, padding 1 entry, or
+ * [left, right] when pad2 allows it, as H = 1); 161002 with a message on a
+ * bad length or value. */
 bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
-                int64_t groups, conv_geom *g);
-/* Checks input (N,C,H,W) against weight (O,C/groups,KH,KW) and computes
- * the output's (N,O,OH,OW); 161002 when they do not fit. */
+                int64_t groups, uint32_t nsp, bool pad2, conv_geom *g);
+/* Checks input (N,C,H,W) or (N,C,L) against weight (O,C/groups,KH,KW) or
+ * (O,C/groups,K) and computes the output's shape (same rank) in out;
+ * 161002 when they do not fit. */
 bool conv_out_shape(ph1 *p, const aclTensor *input, const aclTensor *weight, const conv_geom *g, int64_t *out);
+/* v as 4-D: a 3-D (N, C, L) view gains H = 1 at dim 2. */
+static inline mk_view as_nc1l(const mk_view *v)
+{
+    mk_view r = *v;
+    if (v->ndim == 3) {
+        r.ndim = 4;
+        r.dims[3] = v->dims[2];
+        r.strides[3] = v->strides[2];
+        r.dims[2] = 1;
+        r.strides[2] = 0;
+    }
+    return r;
+}
 /* Stores / loads a geometry in job parameters from index at. */
 void conv_put(mk_job *j, int at, const conv_geom *g);
 void conv_get(const mk_job *j, int at, conv_geom *g);
