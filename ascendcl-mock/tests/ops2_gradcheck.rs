@@ -132,6 +132,60 @@ fn convolution_backward_matches_finite_differences() {
 }
 
 #[test]
+fn transposed_convolution_backward_matches_finite_differences() {
+    let mut o = OpsTest::new();
+    // input (1, 4, 3, 3), weight (C_in 4, C_out / groups 3, 3, 3), groups 2,
+    // stride 2, padding 1, outputPadding 1: output (1, 6, 6, 6)
+    let xs = values(36, 18);
+    let ws = values(4 * 3 * 9, 19);
+    let bs = values(6, 20);
+    let r = values(6 * 36, 21);
+    let (x, xp) = o.f32_tensor(&[1, 4, 3, 3], &xs);
+    let (w, wp) = o.f32_tensor(&[4, 3, 3, 3], &ws);
+    let (b, bp) = o.f32_tensor(&[6], &bs);
+    let (out, outp) = o.f32_tensor(&[1, 6, 6, 6], &vec![0.0; r.len()]);
+    let (s, p, d, op) = (
+        o.int_array(&[2, 2]),
+        o.int_array(&[1, 1]),
+        o.int_array(&[1, 1]),
+        o.int_array(&[1, 1]),
+    );
+    let mut fwd = |o: &mut OpsTest| {
+        let (rc, ws, e) = phase1!(
+            o.ops,
+            "aclnnConvolutionGetWorkspaceSize",
+            (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
+            (x, w, b, s, p, d, true, op, 2, out, 0)
+        );
+        assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+        o.run("aclnnConvolution", ws, e);
+    };
+    let nx = numeric_grad(&mut o, xp, &xs, outp, &r, 1e-2, &mut fwd);
+    let nw = numeric_grad(&mut o, wp, &ws, outp, &r, 1e-2, &mut fwd);
+    let nb = numeric_grad(&mut o, bp, &bs, outp, &r, 1e-2, &mut fwd);
+    let (go, _) = o.f32_tensor(&[1, 6, 6, 6], &r);
+    let (gi, gip) = o.f32_tensor(&[1, 4, 3, 3], &[0.0; 36]);
+    let (gw, gwp) = o.f32_tensor(&[4, 3, 3, 3], &[0.0; 108]);
+    let (gb, gbp) = o.f32_tensor(&[6], &[0.0; 6]);
+    let mask = o.bool_array(&[true, true, true]);
+    let null = std::ptr::null_mut();
+    let (rc, ws_, e) = phase1!(
+        o.ops,
+        "aclnnConvolutionBackwardGetWorkspaceSize",
+        (
+            Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i32, Ptr, i8, Ptr, Ptr, Ptr
+        ),
+        (go, x, w, null, s, p, d, true, op, 2, mask, 0, gi, gw, gb)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnConvolutionBackward", ws_, e);
+    assert_grad("gradInput", &read_f32(&o.t, gip, 36), &nx);
+    assert_grad("gradWeight", &read_f32(&o.t, gwp, 108), &nw);
+    assert_grad("gradBias", &read_f32(&o.t, gbp, 6), &nb);
+    o.finish();
+}
+
+#[test]
 fn conv1d_backward_matches_finite_differences() {
     let mut o = OpsTest::new();
     let xs = values(2 * 2 * 7, 15);

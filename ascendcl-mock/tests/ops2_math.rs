@@ -98,6 +98,71 @@ fn conv_3x3_with_padding_stride_and_bias() {
     o.finish();
 }
 
+/// aclnnConvolution with transposed = true and the given outputPadding.
+#[allow(clippy::too_many_arguments)]
+fn conv_t(
+    o: &mut OpsTest,
+    x: Ptr,
+    w: Ptr,
+    b: Ptr,
+    s: &[i64],
+    p: &[i64],
+    op: &[i64],
+    g: i64,
+    out: Ptr,
+) {
+    let (st, pa, di, opa) = (
+        o.int_array(s),
+        o.int_array(p),
+        o.int_array(&vec![1; s.len()]),
+        o.int_array(op),
+    );
+    let (rc, ws, e) = phase1!(
+        o.ops,
+        "aclnnConvolutionGetWorkspaceSize",
+        (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
+        (x, w, b, st, pa, di, true, opa, g, out, 0)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnConvolution", ws, e);
+}
+
+#[test]
+fn transposed_conv_spreads_each_input_over_its_window() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.f32_tensor(&[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let (w, _) = o.f32_tensor(&[1, 1, 2, 2], &[1.0; 4]);
+    let null = std::ptr::null_mut();
+    // stride 2: each input fills its own 2x2 block
+    let (o4, o4p) = o.f32_tensor(&[1, 1, 4, 4], &[0.0; 16]);
+    conv_t(&mut o, x, w, null, &[2, 2], &[0, 0], &[0, 0], 1, o4);
+    assert_eq!(
+        read_f32(&o.t, o4p, 16),
+        [
+            1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0, 3.0, 3.0, 4.0, 4.0
+        ]
+    );
+    // stride 1: overlapping blocks add up
+    let (o3, o3p) = o.f32_tensor(&[1, 1, 3, 3], &[0.0; 9]);
+    conv_t(&mut o, x, w, null, &[1, 1], &[0, 0], &[0, 0], 1, o3);
+    assert_eq!(
+        read_f32(&o.t, o3p, 9),
+        [1.0, 3.0, 2.0, 4.0, 10.0, 6.0, 3.0, 7.0, 4.0]
+    );
+    // outputPadding 1 adds a last row and column that only the bias reaches;
+    // groups 2 with weight (C_in, C_out / groups, ...) = (2, 1, 1, 1)
+    let (x2, _) = o.f32_tensor(&[1, 2, 1, 1], &[1.0, 2.0]);
+    let (w2, _) = o.f32_tensor(&[2, 1, 1, 1], &[10.0, 100.0]);
+    let (b2, _) = o.f32_tensor(&[2], &[0.5, -0.5]);
+    let (o2, o2p) = o.f32_tensor(&[1, 2, 2, 2], &[0.0; 8]);
+    conv_t(&mut o, x2, w2, b2, &[2, 2], &[0, 0], &[1, 1], 2, o2);
+    assert_eq!(
+        read_f32(&o.t, o2p, 8),
+        [10.5, 0.5, 0.5, 0.5, 199.5, -0.5, -0.5, -0.5]
+    );
+    o.finish();
+}
+
 #[test]
 fn conv1d_ncl_with_one_and_two_entry_padding() {
     let mut o = OpsTest::new();

@@ -167,7 +167,7 @@ fn convolution_and_its_backward() {
             bad_knobs: vec![
                 ("groups 0", 0, 0.0),
                 ("groups 3", 0, 3.0),
-                ("transposed", 1, 1.0),
+                ("transposed, weight N (6) != input C (4)", 1, 1.0),
             ],
         },
     );
@@ -847,6 +847,74 @@ fn conv1d_attribute_lengths_and_conv3d() {
         o.t.recent_msg()
             .unwrap_or_default()
             .contains("aclnnConvolutionBackward")
+    );
+    o.finish();
+}
+
+#[test]
+fn transposed_convolution_arguments() {
+    let mut o = OpsTest::new();
+    let x = f32t(&mut o, &[1, 4, 3, 3]);
+    let w = f32t(&mut o, &[4, 3, 3, 3]);
+    let b = f32t(&mut o, &[6]);
+    let out = f32t(&mut o, &[1, 6, 6, 6]);
+    let (s, p, d, op) = (
+        o.int_array(&[2, 2]),
+        o.int_array(&[1, 1]),
+        o.int_array(&[1, 1]),
+        o.int_array(&[1, 1]),
+    );
+    let op2 = o.int_array(&[2, 0]);
+    let op3 = o.int_array(&[1, 1, 1]);
+    let b4 = f32t(&mut o, &[4]);
+    let out5 = f32t(&mut o, &[1, 6, 5, 5]);
+    let w3 = f32t(&mut o, &[3, 3, 3, 3]);
+    check(
+        &o,
+        &Case {
+            op: "aclnnConvolution",
+            ptrs: vec![x, w, b, s, p, d, op, out],
+            knobs: vec![2.0],
+            call: |o, a, k| {
+                let (rc, _, e) = phase1!(
+                    o.ops,
+                    "aclnnConvolutionGetWorkspaceSize",
+                    (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
+                    (
+                        a[0],
+                        a[1],
+                        a[2],
+                        a[3],
+                        a[4],
+                        a[5],
+                        true,
+                        a[6],
+                        k[0] as i64,
+                        a[7],
+                        0
+                    )
+                );
+                (rc, e)
+            },
+            // transposed: outputPadding is required too
+            required: vec![
+                (0, "input"),
+                (1, "weight"),
+                (3, "stride"),
+                (4, "padding"),
+                (5, "dilation"),
+                (6, "outputPadding"),
+                (7, "output"),
+            ],
+            bad_ptrs: vec![
+                ("outputPadding not below stride or dilation", 6, op2),
+                ("outputPadding of 3", 6, op3),
+                ("bias not weight C * groups", 2, b4),
+                ("output without the outputPadding", 7, out5),
+                ("weight N != input C", 1, w3),
+            ],
+            bad_knobs: vec![("groups 3", 0, 3.0)],
+        },
     );
     o.finish();
 }

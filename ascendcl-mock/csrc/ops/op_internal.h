@@ -73,10 +73,26 @@ typedef struct conv_geom {
  * bad length or value. */
 bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
                 int64_t groups, uint32_t nsp, bool pad2, conv_geom *g);
-/* Checks input (N,C,H,W) or (N,C,L) against weight (O,C/groups,KH,KW) or
- * (O,C/groups,K) and computes the output's shape (same rank) in out;
- * 161002 when they do not fit. */
-bool conv_out_shape(ph1 *p, const aclTensor *input, const aclTensor *weight, const conv_geom *g, int64_t *out);
+/* The shape of the other side of a convolution whose op input is x:
+ * not transposed, x is the conv input (N,C,H,W) and out gets the conv output
+ * (N,O,OH,OW); transposed, x plays the conv output and out gets the conv
+ * input, with outpad (nsp entries) added at the bottom/right. The weight is
+ * (O, C/groups, KH, KW) either way; 3-D (N,C,L) tensors are H = 1. Checks the
+ * channels against weight and groups; 161002 when they do not fit. */
+bool conv_shapes(ph1 *p, const aclTensor *x, const aclTensor *weight, const conv_geom *g, bool transposed,
+                 const aclIntArray *outpad, int64_t *out);
+/* Kernel cores on 4-D views, in double, into row-major arrays:
+ * conv_gather: s[N,O,OH,OW] = conv(b, w); conv_scatter: b[N,C,H,W] +=
+ * conv_transpose(s, w); conv_wgrad: dw[O,C/g,KH,KW] += Σ b(tap)·s. The
+ * destination shapes are the dims arrays given. */
+void conv_gather(const mk_view *b, const void *bb, const mk_view *w, const void *wb, const conv_geom *g,
+                 const int64_t *sdims, double *s);
+void conv_scatter(const mk_view *s, const void *sb, const mk_view *w, const void *wb, const conv_geom *g,
+                  const int64_t *bdims, double *b);
+void conv_wgrad(const mk_view *b, const void *bb, const mk_view *s, const void *sb, const conv_geom *g,
+                const int64_t *wdims, double *dw);
+/* Stores the row-major array a into the 4-D view v (plus bias[channel] when given). */
+void conv_store(const mk_view *v, void *vb, const double *a, const mk_view *bias, const void *biasb);
 /* v as 4-D: a 3-D (N, C, L) view gains H = 1 at dim 2. */
 static inline mk_view as_nc1l(const mk_view *v)
 {
