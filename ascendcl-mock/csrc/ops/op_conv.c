@@ -161,8 +161,9 @@ bool conv_shapes(ph1 *p, const aclTensor *x, const aclTensor *weight, const conv
     return true;
 }
 
-/* One loop nest for the three cores: every (n, o, oh, ow) of the conv
- * output, every in-bounds tap (c, kh, kw) of the conv input. */
+/* One loop nest for the three cores, on dense row-major arrays: every
+ * (n, o, oh, ow) of the conv output (flat index si), every in-bounds tap
+ * (c, kh, kw) of the conv input. */
 #define CONV_TAPS(bd, sd, wd, BODY)                                                                                 \
     do {                                                                                                            \
         int64_t Og_ = (sd)[1] / g->groups;                                                                          \
@@ -194,27 +195,49 @@ bool conv_shapes(ph1 *p, const aclTensor *x, const aclTensor *weight, const conv
         }                                                                                                           \
     } while (0)
 
-void conv_gather(const mk_view *b, const void *bb, const mk_view *w, const void *wb, const conv_geom *g,
-                 const int64_t *sdims, double *s)
+void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                 const int64_t *sd, double *s)
 {
-    CONV_TAPS(b->dims, sdims, w->dims,
-              s[si] += mk_ldd(bb, b->dtype, off4(b, n, c0 + c, ih, iw)) * mk_ldd(wb, w->dtype, off4(w, oc, c, kh, kw)));
+    CONV_TAPS(bd, sd, wd,
+              s[si] += b[((n * bd[1] + c0 + c) * bd[2] + ih) * bd[3] + iw] *
+                       w[((oc * wd[1] + c) * wd[2] + kh) * wd[3] + kw]);
 }
 
-void conv_scatter(const mk_view *s, const void *sb, const mk_view *w, const void *wb, const conv_geom *g,
-                  const int64_t *bdims, double *b)
+void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                  const int64_t *bd, double *b)
 {
-    CONV_TAPS(bdims, s->dims, w->dims,
-              b[((n * bdims[1] + c0 + c) * bdims[2] + ih) * bdims[3] + iw] +=
-              mk_ldd(sb, s->dtype, off4(s, n, oc, oh, ow)) * mk_ldd(wb, w->dtype, off4(w, oc, c, kh, kw)));
+    CONV_TAPS(bd, sd, wd,
+              b[((n * bd[1] + c0 + c) * bd[2] + ih) * bd[3] + iw] +=
+              s[si] * w[((oc * wd[1] + c) * wd[2] + kh) * wd[3] + kw]);
 }
 
-void conv_wgrad(const mk_view *b, const void *bb, const mk_view *s, const void *sb, const conv_geom *g,
-                const int64_t *wdims, double *dw)
+void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                const int64_t *wd, double *dw)
 {
-    CONV_TAPS(b->dims, s->dims, wdims,
-              dw[((oc * wdims[1] + c) * wdims[2] + kh) * wdims[3] + kw] +=
-              mk_ldd(bb, b->dtype, off4(b, n, c0 + c, ih, iw)) * mk_ldd(sb, s->dtype, off4(s, n, oc, oh, ow)));
+    CONV_TAPS(bd, sd, wd,
+              dw[((oc * wd[1] + c) * wd[2] + kh) * wd[3] + kw] +=
+              b[((n * bd[1] + c0 + c) * bd[2] + ih) * bd[3] + iw] * s[si]);
+}
+
+double *conv_dense(const mk_view *v, const void *buf, bool *oom)
+{
+    int64_t n = numel(v);
+    if (n <= 0) {
+        return NULL;
+    }
+    double *d = malloc((size_t)n * sizeof(double));
+    int64_t *offs = view_offsets(v);
+    if (!d || !offs) {
+        free(d);
+        free(offs);
+        *oom = true;
+        return NULL;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        d[k] = mk_ldd(buf, v->dtype, offs[k]);
+    }
+    free(offs);
+    return d;
 }
 
 void conv_store(const mk_view *v, void *vb, const double *a, const mk_view *bias, const void *biasb)
@@ -240,17 +263,19 @@ static void k_conv(const mk_job *j, void *const *bufs)
     conv_geom g;
     conv_get(j, IP_GEOM, &g);
     void *ob = bufs[j->ip[IP_OUT]];
+    bool oom = false;
+    double *xd = conv_dense(&x, bufs[j->ip[IP_X]], &oom), *wd = conv_dense(&w, bufs[j->ip[IP_W]], &oom);
     double *acc = dzeros(numel(&o));
-    if (!ob || !acc) {
-        free(acc);
-        return; /* nothing to write (or host OOM: nothing written) */
+    if (ob && acc && !oom) { /* else nothing to write (or host OOM: nothing written) */
+        if (j->ip[IP_TRANSPOSED]) {
+            conv_scatter(xd, x.dims, wd, w.dims, &g, o.dims, acc);
+        } else {
+            conv_gather(xd, x.dims, wd, w.dims, &g, o.dims, acc);
+        }
+        conv_store(&o, ob, acc, b, b ? bufs[j->ip[IP_B]] : NULL);
     }
-    if (j->ip[IP_TRANSPOSED]) {
-        conv_scatter(&x, bufs[j->ip[IP_X]], &w, bufs[j->ip[IP_W]], &g, o.dims, acc);
-    } else {
-        conv_gather(&x, bufs[j->ip[IP_X]], &w, bufs[j->ip[IP_W]], &g, o.dims, acc);
-    }
-    conv_store(&o, ob, acc, b, b ? bufs[j->ip[IP_B]] : NULL);
+    free(xd);
+    free(wd);
     free(acc);
 }
 
@@ -264,8 +289,8 @@ static bool check_outpad(ph1 *p, const aclIntArray *op, const conv_geom *g, uint
     for (uint32_t i = 0; i < nsp; i++) {
         int64_t s = nsp == 2 && i == 0 ? g->sh : g->sw, d = nsp == 2 && i == 0 ? g->dh : g->dw;
         if (op->v[i] < 0 || (op->v[i] >= s && op->v[i] >= d)) {
-            return invalid(p, "outputPadding[%u] = %lld, expected 0 <= outputPadding < stride (%lld) or dilation (%lld)",
-                           i, (long long)op->v[i], (long long)s, (long long)d);
+            return invalid(p, "outputPadding[%u] = %lld, expected >= 0 and < stride (%lld) or dilation (%lld)", i,
+                           (long long)op->v[i], (long long)s, (long long)d);
         }
     }
     return true;

@@ -40,51 +40,52 @@ static void k_conv_backward(const mk_job *j, void *const *bufs)
 {
     mk_view go = as_nc1l(&j->slot[j->ip[IP_GO]]), x = as_nc1l(&j->slot[j->ip[IP_X]]);
     mk_view w = as_nc1l(&j->slot[j->ip[IP_W]]);
-    const void *gob = bufs[j->ip[IP_GO]], *xb = bufs[j->ip[IP_X]], *wb = bufs[j->ip[IP_W]];
     mk_view gi = j->ip[IP_GI] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GI]]) : x;
     mk_view gw = j->ip[IP_GW] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GW]]) : w;
     const mk_view *gb = j->ip[IP_GB] >= 0 ? &j->slot[j->ip[IP_GB]] : NULL;
     void *gib = j->ip[IP_GI] >= 0 ? bufs[j->ip[IP_GI]] : NULL, *gwb = j->ip[IP_GW] >= 0 ? bufs[j->ip[IP_GW]] : NULL;
     void *gbb = gb ? bufs[j->ip[IP_GB]] : NULL;
-    bool tr = j->ip[IP_TRANSPOSED];
+    bool tr = j->ip[IP_TRANSPOSED], oom = false;
     conv_geom g;
     conv_get(j, IP_GEOM, &g);
-    /* the conv input role (b) and output role (s): swapped when transposed */
-    const mk_view *b = tr ? &go : &x, *s = tr ? &x : &go;
-    const void *bb = tr ? gob : xb, *sb = tr ? xb : gob;
-    if (gib) {
-        double *acc = dzeros(numel(&gi));
-        if (acc) {
-            if (tr) {
-                conv_gather(&go, gob, &w, wb, &g, gi.dims, acc);
-            } else {
-                conv_scatter(&go, gob, &w, wb, &g, gi.dims, acc);
+    double *god = conv_dense(&go, bufs[j->ip[IP_GO]], &oom);
+    double *xd = gwb ? conv_dense(&x, bufs[j->ip[IP_X]], &oom) : NULL;
+    double *wd = gib ? conv_dense(&w, bufs[j->ip[IP_W]], &oom) : NULL;
+    double *dgi = gib ? dzeros(numel(&gi)) : NULL, *dgw = gwb ? dzeros(numel(&gw)) : NULL;
+    if (oom || (gib && !dgi && numel(&gi) > 0) || (gwb && !dgw && numel(&gw) > 0)) {
+        gib = gwb = gbb = NULL; /* host OOM: nothing written */
+    }
+    if (gib && dgi) {
+        if (tr) { /* gradOutput is the conv input: gradInput = conv(gradOutput, weight) */
+            conv_gather(god, go.dims, wd, w.dims, &g, gi.dims, dgi);
+        } else {
+            conv_scatter(god, go.dims, wd, w.dims, &g, gi.dims, dgi);
+        }
+        conv_store(&gi, gib, dgi, NULL, NULL);
+    }
+    if (gwb && dgw) {
+        if (tr) {
+            conv_wgrad(god, go.dims, xd, x.dims, &g, gw.dims, dgw);
+        } else {
+            conv_wgrad(xd, x.dims, god, go.dims, &g, gw.dims, dgw);
+        }
+        conv_store(&gw, gwb, dgw, NULL, NULL);
+    }
+    for (int64_t c = 0; gbb && c < go.dims[1]; c++) {
+        double sum = 0.0;
+        int64_t plane = go.dims[2] * go.dims[3];
+        for (int64_t n = 0; n < go.dims[0]; n++) {
+            for (int64_t k = 0; k < plane; k++) {
+                sum += god[(n * go.dims[1] + c) * plane + k];
             }
-            conv_store(&gi, gib, acc, NULL, NULL);
         }
-        free(acc);
+        mk_std(gbb, gb->dtype, c * gb->strides[0], sum);
     }
-    if (gwb) {
-        double *acc = dzeros(numel(&gw));
-        if (acc) {
-            conv_wgrad(b, bb, s, sb, &g, gw.dims, acc);
-            conv_store(&gw, gwb, acc, NULL, NULL);
-        }
-        free(acc);
-    }
-    if (gbb) {
-        for (int64_t c = 0; c < go.dims[1]; c++) {
-            double sum = 0.0;
-            for (int64_t n = 0; n < go.dims[0]; n++) {
-                for (int64_t h = 0; h < go.dims[2]; h++) {
-                    for (int64_t x2 = 0; x2 < go.dims[3]; x2++) {
-                        sum += mk_ldd(gob, go.dtype, off4(&go, n, c, h, x2));
-                    }
-                }
-            }
-            mk_std(gbb, gb->dtype, c * gb->strides[0], sum);
-        }
-    }
+    free(god);
+    free(xd);
+    free(wd);
+    free(dgi);
+    free(dgw);
 }
 
 OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(

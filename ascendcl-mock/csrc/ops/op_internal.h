@@ -81,16 +81,18 @@ bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, c
  * channels against weight and groups; 161002 when they do not fit. */
 bool conv_shapes(ph1 *p, const aclTensor *x, const aclTensor *weight, const conv_geom *g, bool transposed,
                  const aclIntArray *outpad, int64_t *out);
-/* Kernel cores on 4-D views, in double, into row-major arrays:
- * conv_gather: s[N,O,OH,OW] = conv(b, w); conv_scatter: b[N,C,H,W] +=
- * conv_transpose(s, w); conv_wgrad: dw[O,C/g,KH,KW] += Σ b(tap)·s. The
- * destination shapes are the dims arrays given. */
-void conv_gather(const mk_view *b, const void *bb, const mk_view *w, const void *wb, const conv_geom *g,
-                 const int64_t *sdims, double *s);
-void conv_scatter(const mk_view *s, const void *sb, const mk_view *w, const void *wb, const conv_geom *g,
-                  const int64_t *bdims, double *b);
-void conv_wgrad(const mk_view *b, const void *bb, const mk_view *s, const void *sb, const conv_geom *g,
-                const int64_t *wdims, double *dw);
+/* Kernel cores on dense row-major double arrays with 4-D dims (b: conv
+ * input, s: conv output, w: weight): conv_gather: s += conv(b, w);
+ * conv_scatter: b += conv_transpose(s, w); conv_wgrad: dw += Σ b(tap)·s. */
+void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                 const int64_t *sd, double *s);
+void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                  const int64_t *bd, double *b);
+void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                const int64_t *wd, double *dw);
+/* v's elements as a dense row-major double array (NULL when empty; on host
+ * OOM NULL and *oom set). */
+double *conv_dense(const mk_view *v, const void *buf, bool *oom);
 /* Stores the row-major array a into the 4-D view v (plus bias[channel] when given). */
 void conv_store(const mk_view *v, void *vb, const double *a, const mk_view *bias, const void *biasb);
 /* v as 4-D: a 3-D (N, C, L) view gains H = 1 at dim 2. */

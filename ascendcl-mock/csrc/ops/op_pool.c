@@ -24,8 +24,9 @@
  *   self f32 only on A2/A3 (:39), gradOutput and gradInput of self's dtype
  *     (:136-140); indices int32 on A2/A3 (:49-50, :144; the list's int8 is the
  *     mask form, which the mock does not model); the attribute rules of the
- *     forward (CheckShape :367-440, pad <= half the effective kernel :327-342); indices and gradOutput of the forward's out shape
- *     (:285, :359); gradInput of self's shape (:307).
+ *     forward (CheckShape :367-440, pad <= half the effective kernel
+ *     :327-342); indices and gradOutput of the forward's out shape (:285,
+ *     :359); gradInput of self's shape (:307).
  * Kernel (PyTorch's max_pool2d_with_indices): a window starts at
  * o·stride − pad, its taps step by dilation and are clipped to the input;
  * a value wins when it is '>' the max so far or NaN (the first of equal
@@ -88,7 +89,8 @@ static bool pool_attrs(ph1 *p, const aclIntArray *kernelSize, const aclIntArray 
     a->ph = padding->v[0];
     a->pw = padding->n == 2 ? padding->v[1] : a->ph;
     if (a->ph < 0 || a->pw < 0 || a->ph > a->kh / 2 || a->pw > a->kw / 2) {
-        return invalid(p, "padding must be >= 0 and <= half of the kernel size, got %lld x %lld for a %lld x %lld kernel",
+        return invalid(p, "padding must be >= 0 and <= half of the kernel size, got %lld x %lld for a %lld x %lld "
+                          "kernel",
                        (long long)a->ph, (long long)a->pw, (long long)a->kh, (long long)a->kw);
     }
     a->dh = dilation->v[0];
