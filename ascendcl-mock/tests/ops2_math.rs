@@ -17,8 +17,6 @@ use ops_support::*;
 
 const TIGHT: f32 = 1e-6;
 
-type ConvSig = (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8);
-
 /// aclnnConvolution (groups is int64_t) and run it.
 #[allow(clippy::too_many_arguments)]
 fn conv(
@@ -44,7 +42,6 @@ fn conv(
         (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
         (x, w, b, st, pa, di, false, op, g, out, 0)
     );
-    let _: Option<ConvSig> = None;
     assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
     o.run("aclnnConvolution", ws, e);
 }
@@ -98,6 +95,110 @@ fn conv_3x3_with_padding_stride_and_bias() {
             4.0 + 5.0 + 6.0 + 7.0 + 8.0 + 9.0
         ]
     );
+    o.finish();
+}
+
+/// aclnnConvolution with transposed = true and the given outputPadding.
+#[allow(clippy::too_many_arguments)]
+fn conv_t(
+    o: &mut OpsTest,
+    x: Ptr,
+    w: Ptr,
+    b: Ptr,
+    s: &[i64],
+    p: &[i64],
+    op: &[i64],
+    g: i64,
+    out: Ptr,
+) {
+    let (st, pa, di, opa) = (
+        o.int_array(s),
+        o.int_array(p),
+        o.int_array(&vec![1; s.len()]),
+        o.int_array(op),
+    );
+    let (rc, ws, e) = phase1!(
+        o.ops,
+        "aclnnConvolutionGetWorkspaceSize",
+        (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
+        (x, w, b, st, pa, di, true, opa, g, out, 0)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnConvolution", ws, e);
+}
+
+#[test]
+fn transposed_conv_spreads_each_input_over_its_window() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.f32_tensor(&[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let (w, _) = o.f32_tensor(&[1, 1, 2, 2], &[1.0; 4]);
+    let null = std::ptr::null_mut();
+    // stride 2: each input fills its own 2x2 block
+    let (o4, o4p) = o.f32_tensor(&[1, 1, 4, 4], &[0.0; 16]);
+    conv_t(&mut o, x, w, null, &[2, 2], &[0, 0], &[0, 0], 1, o4);
+    assert_eq!(
+        read_f32(&o.t, o4p, 16),
+        [
+            1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0, 3.0, 3.0, 4.0, 4.0
+        ]
+    );
+    // stride 1: overlapping blocks add up
+    let (o3, o3p) = o.f32_tensor(&[1, 1, 3, 3], &[0.0; 9]);
+    conv_t(&mut o, x, w, null, &[1, 1], &[0, 0], &[0, 0], 1, o3);
+    assert_eq!(
+        read_f32(&o.t, o3p, 9),
+        [1.0, 3.0, 2.0, 4.0, 10.0, 6.0, 3.0, 7.0, 4.0]
+    );
+    // outputPadding 1 adds a last row and column that only the bias reaches;
+    // groups 2 with weight (C_in, C_out / groups, ...) = (2, 1, 1, 1)
+    let (x2, _) = o.f32_tensor(&[1, 2, 1, 1], &[1.0, 2.0]);
+    let (w2, _) = o.f32_tensor(&[2, 1, 1, 1], &[10.0, 100.0]);
+    let (b2, _) = o.f32_tensor(&[2], &[0.5, -0.5]);
+    let (o2, o2p) = o.f32_tensor(&[1, 2, 2, 2], &[0.0; 8]);
+    conv_t(&mut o, x2, w2, b2, &[2, 2], &[0, 0], &[1, 1], 2, o2);
+    assert_eq!(
+        read_f32(&o.t, o2p, 8),
+        [10.5, 0.5, 0.5, 0.5, 199.5, -0.5, -0.5, -0.5]
+    );
+    o.finish();
+}
+
+#[test]
+fn conv1d_ncl_with_one_and_two_entry_padding() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.f32_tensor(&[1, 1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]);
+    let (w, _) = o.f32_tensor(&[1, 1, 3], &[1.0, 0.0, -1.0]);
+    let (out, outp) = o.f32_tensor(&[1, 1, 3], &[0.0; 3]);
+    let null = std::ptr::null_mut();
+    // padding [1]: windows centred on 0, 2, 4
+    conv(&mut o, x, w, null, &[2], &[1], &[1], 1, out);
+    assert_eq!(read_f32(&o.t, outp, 3), [-2.0, -2.0, 4.0]);
+    // padding [left 0, right 2]: windows start at 0, 2, 4
+    conv(&mut o, x, w, null, &[2], &[0, 2], &[1], 1, out);
+    assert_eq!(read_f32(&o.t, outp, 3), [-2.0, -2.0, 5.0]);
+    // its backward: gradInput of a single gradient at output 1 (window 1..3 with padding 1)
+    let (go, _) = o.f32_tensor(&[1, 1, 3], &[0.0, 1.0, 0.0]);
+    let (gi, gip) = o.f32_tensor(&[1, 1, 5], &[9.0; 5]);
+    let (gw, gwp) = o.f32_tensor(&[1, 1, 3], &[9.0; 3]);
+    let (s, p, d, op) = (
+        o.int_array(&[2]),
+        o.int_array(&[1]),
+        o.int_array(&[1]),
+        o.int_array(&[0]),
+    );
+    let mask = o.bool_array(&[true, true, false]);
+    let (rc, ws, e) = phase1!(
+        o.ops,
+        "aclnnConvolutionBackwardGetWorkspaceSize",
+        (
+            Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i32, Ptr, i8, Ptr, Ptr, Ptr
+        ),
+        (go, x, w, null, s, p, d, false, op, 1, mask, 0, gi, gw, null)
+    );
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnConvolutionBackward", ws, e);
+    assert_eq!(read_f32(&o.t, gip, 5), [0.0, 1.0, 0.0, -1.0, 0.0]);
+    assert_eq!(read_f32(&o.t, gwp, 3), [2.0, 3.0, 4.0]);
     o.finish();
 }
 
@@ -185,24 +286,6 @@ fn half_bits(v: f32) -> u16 {
     sign | ((exp as u16) << 10) | man
 }
 
-type ConvBwdSig = (
-    Ptr,
-    Ptr,
-    Ptr,
-    Ptr,
-    Ptr,
-    Ptr,
-    Ptr,
-    bool,
-    Ptr,
-    i32,
-    Ptr,
-    i8,
-    Ptr,
-    Ptr,
-    Ptr,
-);
-
 #[allow(clippy::too_many_arguments)]
 fn conv_backward(
     o: &mut OpsTest,
@@ -222,7 +305,6 @@ fn conv_backward(
         o.int_array(&[0, 0]),
     );
     let m = o.bool_array(mask);
-    let _: Option<ConvBwdSig> = None;
     let (rc, ws, e) = phase1!(
         o.ops,
         "aclnnConvolutionBackwardGetWorkspaceSize",
@@ -332,8 +414,6 @@ fn conv_backward_with_groups() {
     o.finish();
 }
 
-type BnSig = (Ptr, Ptr, Ptr, Ptr, Ptr, bool, f64, f64, Ptr, Ptr, Ptr);
-
 #[allow(clippy::too_many_arguments)]
 fn batch_norm(
     o: &mut OpsTest,
@@ -343,7 +423,6 @@ fn batch_norm(
     eps: f64,
     outs: [Ptr; 3],
 ) {
-    let _: Option<BnSig> = None;
     let (rc, ws, e) = phase1!(
         o.ops,
         "aclnnBatchNormGetWorkspaceSize",
@@ -509,6 +588,7 @@ fn batch_norm_backward_eval_and_a_partial_mask() {
     o.finish();
 }
 
+#[allow(clippy::too_many_arguments)]
 fn max_pool(
     o: &mut OpsTest,
     x: Ptr,
@@ -664,6 +744,7 @@ fn adaptive_avg_pool_uneven_bins_and_backward() {
     o.finish();
 }
 
+#[allow(clippy::too_many_arguments)]
 fn upsample(
     o: &mut OpsTest,
     op: &str,
@@ -762,7 +843,7 @@ fn bilinear_2x2_to_4x4_both_align_settings_and_an_explicit_scale() {
 
 /// 1-D bicubic weights (A = -0.75, clamped taps) of input [0, 1] for 2 -> 4.
 const CUBIC_ALIGNED: [f32; 4] = [0.0, 17.0 / 54.0, 37.0 / 54.0, 1.0];
-const CUBIC_HALF: [f32; 4] = [-0.105_468_75, 0.226_562_5, 0.773_437_5, 1.105_468_75];
+const CUBIC_HALF: [f32; 4] = [-27.0 / 256.0, 0.226_562_5, 0.773_437_5, 1.0 + 27.0 / 256.0];
 
 #[test]
 fn bicubic_2x2_to_4x4_both_align_settings() {
@@ -806,7 +887,7 @@ fn bicubic_backward_spreads_one_gradient_with_the_forward_weights() {
     };
     run(&mut o, false);
     // out(0, 0) = Σ m_r·m_c·x with m_1 = -0.10546875 and m_0 = 1.10546875
-    let (a, b) = (1.105_468_75f32, -0.105_468_75f32);
+    let (a, b) = (1.0 + 27.0f32 / 256.0, -27.0f32 / 256.0);
     assert_close(
         &read_f32(&o.t, gip, 4),
         &[a * a, a * b, b * a, b * b],

@@ -190,8 +190,9 @@ OPS_EXPORT aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *input, co
             j->ip[IP_X] = add_in(&p, input);
             j->ip[IP_W] = weight ? add_in(&p, weight) : (int64_t)-1;
             j->ip[IP_B] = bias ? add_in(&p, bias) : (int64_t)-1;
-            j->ip[IP_RM] = runningMean ? (training ? add_inout(&p, runningMean) : add_in(&p, runningMean)) : (int64_t)-1;
-            j->ip[IP_RV] = runningVar ? (training ? add_inout(&p, runningVar) : add_in(&p, runningVar)) : (int64_t)-1;
+            /* training updates the running statistics in place */
+            j->ip[IP_RM] = !runningMean ? (int64_t)-1 : training ? add_inout(&p, runningMean) : add_in(&p, runningMean);
+            j->ip[IP_RV] = !runningVar ? (int64_t)-1 : training ? add_inout(&p, runningVar) : add_in(&p, runningVar);
             j->ip[IP_OUT] = add_out(&p, output);
             j->ip[IP_SM] = training ? add_out(&p, saveMean) : (int64_t)-1;
             j->ip[IP_SV] = training ? add_out(&p, saveInvstd) : (int64_t)-1;

@@ -1,8 +1,8 @@
 /*
- * op_conv_backward.c (libopapi.so): aclnnConvolutionBackward, 2-D (NCHW),
- * not transposed. Parameter list: ops-nn v8.5.0 conv/convolution_backward/
- * op_api/aclnn_convolution_backward.h:56-61 (`groups` is a plain int here,
- * int64_t in the forward; biasSizes is nullable; outputMask has 3 entries;
+ * op_conv_backward.c (libopapi.so): aclnnConvolutionBackward, 2-D (NCHW) and
+ * 1-D (NCL, as 2-D with H = 1), direct and transposed. Parameter list: ops-nn
+ * v8.5.0 conv/convolution_backward/op_api/aclnn_convolution_backward.h:56-61
+ * (`groups` is a plain int here, int64_t in the forward; biasSizes is nullable; outputMask has 3 entries;
  * aclnn-facts.md B.1.2). Phase-1 rules, convolution_backward_checker.cpp:
  *   gradOutput, input, weight, stride, padding, dilation, outputPadding,
  *     outputMask null -> 161001 (:666-674);
@@ -14,13 +14,19 @@
  *   gradOutput, input, weight of one rank (:491-495); gradInput has input's
  *     shape and gradWeight weight's (:499-506); gradBias 1-D with gradOutput's
  *     C elements (:510-517);
- *   stride, dilation inputDim-2 entries, padding inputDim-2 or 4 for 2-D
- *     (:519-545); stride >= 1, padding >= 0, dilation >= 1, outputPadding 0
- *     unless transposed, groups >= 1 (CheckConvParams :422-466);
+ *   stride, dilation inputDim-2 entries, padding (and outputPadding)
+ *     inputDim-2 or, for 2-D only, 4 entries (:519-560; the mock takes 4
+ *     outputPadding entries only when not transposed, where they are 0);
+ *     stride >= 1, padding >= 0, dilation >= 1, outputPadding 0 unless
+ *     transposed and >= 0 when transposed, groups >= 1 (CheckConvParams
+ *     :422-466);
  *   gradOutput C = weight N, input C = weight C * groups (:564-598);
  *   gradOutput's spatial shape is the forward's (:617-662).
- * transposed = true is not modelled (161002 with a message). biasSizes is
- * journaled; gradBias takes its length from gradOutput like the real checker.
+ * Transposed, the checker swaps the roles of input and gradOutput
+ * (:564-570): gradOutput is the conv input, input the conv output; the
+ * kernels swap them likewise (gradInput = conv(gradOutput, weight), gradWeight
+ * from gradOutput's taps times input). biasSizes is journaled; gradBias
+ * takes its length from gradOutput like the real checker.
  * Gradients whose mask entry is false are neither checked nor written.
  * All three gradients are accumulated in double and stored once.
  */
@@ -28,93 +34,58 @@
 
 #include <stdlib.h>
 
-enum { IP_GO, IP_X, IP_W, IP_GI, IP_GW, IP_GB, IP_GEOM = 8 };
+enum { IP_GO, IP_X, IP_W, IP_GI, IP_GW, IP_GB, IP_TRANSPOSED, IP_GEOM = 8 };
 
 static void k_conv_backward(const mk_job *j, void *const *bufs)
 {
-    const mk_view *go = &j->slot[j->ip[IP_GO]], *x = &j->slot[j->ip[IP_X]], *w = &j->slot[j->ip[IP_W]];
-    const void *gob = bufs[j->ip[IP_GO]], *xb = bufs[j->ip[IP_X]], *wb = bufs[j->ip[IP_W]];
-    const mk_view *gi = j->ip[IP_GI] >= 0 ? &j->slot[j->ip[IP_GI]] : NULL;
-    const mk_view *gw = j->ip[IP_GW] >= 0 ? &j->slot[j->ip[IP_GW]] : NULL;
-    const mk_view *gbv = j->ip[IP_GB] >= 0 ? &j->slot[j->ip[IP_GB]] : NULL;
-    void *gib = gi ? bufs[j->ip[IP_GI]] : NULL, *gwb = gw ? bufs[j->ip[IP_GW]] : NULL;
-    void *gbb = gbv ? bufs[j->ip[IP_GB]] : NULL;
+    mk_view go = as_nc1l(&j->slot[j->ip[IP_GO]]), x = as_nc1l(&j->slot[j->ip[IP_X]]);
+    mk_view w = as_nc1l(&j->slot[j->ip[IP_W]]);
+    mk_view gi = j->ip[IP_GI] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GI]]) : x;
+    mk_view gw = j->ip[IP_GW] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GW]]) : w;
+    const mk_view *gb = j->ip[IP_GB] >= 0 ? &j->slot[j->ip[IP_GB]] : NULL;
+    void *gib = j->ip[IP_GI] >= 0 ? bufs[j->ip[IP_GI]] : NULL, *gwb = j->ip[IP_GW] >= 0 ? bufs[j->ip[IP_GW]] : NULL;
+    void *gbb = gb ? bufs[j->ip[IP_GB]] : NULL;
+    bool tr = j->ip[IP_TRANSPOSED], oom = false;
     conv_geom g;
     conv_get(j, IP_GEOM, &g);
-    int64_t N = go->dims[0], O = go->dims[1], OH = go->dims[2], OW = go->dims[3];
-    int64_t C = x->dims[1], H = x->dims[2], W = x->dims[3];
-    int64_t Cg = w->dims[1], KH = w->dims[2], KW = w->dims[3], Og = O / g.groups;
-    double *di = gib ? dzeros(N * C * H * W) : NULL;
-    double *dw = gwb ? dzeros(O * Cg * KH * KW) : NULL;
-    double *db = gbb ? dzeros(O) : NULL;
-    if ((gib && !di && N * C * H * W > 0) || (gwb && !dw && O * Cg * KH * KW > 0) || (gbb && !db && O > 0)) {
-        free(di);
-        free(dw);
-        free(db);
-        return; /* host OOM: nothing written */
+    double *god = conv_dense(&go, bufs[j->ip[IP_GO]], &oom);
+    double *xd = gwb ? conv_dense(&x, bufs[j->ip[IP_X]], &oom) : NULL;
+    double *wd = gib ? conv_dense(&w, bufs[j->ip[IP_W]], &oom) : NULL;
+    double *dgi = gib ? dzeros(numel(&gi)) : NULL, *dgw = gwb ? dzeros(numel(&gw)) : NULL;
+    if (oom || (gib && !dgi && numel(&gi) > 0) || (gwb && !dgw && numel(&gw) > 0)) {
+        gib = gwb = gbb = NULL; /* host OOM: nothing written */
     }
-    for (int64_t n = 0; n < N; n++) {
-        for (int64_t oc = 0; oc < O; oc++) {
-            int64_t c0 = (oc / Og) * Cg;
-            for (int64_t oh = 0; oh < OH; oh++) {
-                for (int64_t ow = 0; ow < OW; ow++) {
-                    double gv = mk_ldd(gob, go->dtype, off4(go, n, oc, oh, ow));
-                    if (db) {
-                        db[oc] += gv;
-                    }
-                    if (!di && !dw) {
-                        continue;
-                    }
-                    for (int64_t c = 0; c < Cg; c++) {
-                        for (int64_t kh = 0; kh < KH; kh++) {
-                            int64_t ih = oh * g.sh - g.pt + kh * g.dh;
-                            if (ih < 0 || ih >= H) {
-                                continue;
-                            }
-                            for (int64_t kw = 0; kw < KW; kw++) {
-                                int64_t iw = ow * g.sw - g.pl + kw * g.dw;
-                                if (iw < 0 || iw >= W) {
-                                    continue;
-                                }
-                                if (di) {
-                                    di[((n * C + c0 + c) * H + ih) * W + iw] +=
-                                        gv * mk_ldd(wb, w->dtype, off4(w, oc, c, kh, kw));
-                                }
-                                if (dw) {
-                                    dw[((oc * Cg + c) * KH + kh) * KW + kw] +=
-                                        gv * mk_ldd(xb, x->dtype, off4(x, n, c0 + c, ih, iw));
-                                }
-                            }
-                        }
-                    }
-                }
+    if (gib && dgi) {
+        if (tr) { /* gradOutput is the conv input: gradInput = conv(gradOutput, weight) */
+            conv_gather(god, go.dims, wd, w.dims, &g, gi.dims, dgi);
+        } else {
+            conv_scatter(god, go.dims, wd, w.dims, &g, gi.dims, dgi);
+        }
+        conv_store(&gi, gib, dgi, NULL, NULL);
+    }
+    if (gwb && dgw) {
+        if (tr) {
+            conv_wgrad(god, go.dims, xd, x.dims, &g, gw.dims, dgw);
+        } else {
+            conv_wgrad(xd, x.dims, god, go.dims, &g, gw.dims, dgw);
+        }
+        conv_store(&gw, gwb, dgw, NULL, NULL);
+    }
+    for (int64_t c = 0; gbb && c < go.dims[1]; c++) {
+        double sum = 0.0;
+        int64_t plane = go.dims[2] * go.dims[3];
+        for (int64_t n = 0; n < go.dims[0]; n++) {
+            for (int64_t k = 0; k < plane; k++) {
+                sum += god[(n * go.dims[1] + c) * plane + k];
             }
         }
+        mk_std(gbb, gb->dtype, c * gb->strides[0], sum);
     }
-    for (int64_t n = 0; di && n < N; n++) {
-        for (int64_t c = 0; c < C; c++) {
-            for (int64_t h = 0; h < H; h++) {
-                for (int64_t x2 = 0; x2 < W; x2++) {
-                    mk_std(gib, gi->dtype, off4(gi, n, c, h, x2), di[((n * C + c) * H + h) * W + x2]);
-                }
-            }
-        }
-    }
-    for (int64_t oc = 0; dw && oc < O; oc++) {
-        for (int64_t c = 0; c < Cg; c++) {
-            for (int64_t kh = 0; kh < KH; kh++) {
-                for (int64_t kw = 0; kw < KW; kw++) {
-                    mk_std(gwb, gw->dtype, off4(gw, oc, c, kh, kw), dw[((oc * Cg + c) * KH + kh) * KW + kw]);
-                }
-            }
-        }
-    }
-    for (int64_t oc = 0; db && oc < O; oc++) {
-        mk_std(gbb, gbv->dtype, oc * gbv->strides[0], db[oc]);
-    }
-    free(di);
-    free(dw);
-    free(db);
+    free(god);
+    free(xd);
+    free(wd);
+    free(dgi);
+    free(dgw);
 }
 
 OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
@@ -144,6 +115,7 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     bool m[3] = {false, false, false};
     conv_geom g;
     int64_t od[4];
+    uint32_t nd = input && aclmocknn_is_live(input, MK_TENSOR) ? input->v.ndim : 4;
     if (!(need_tensor(&p, gradOutput, "gradOutput") && need_tensor(&p, input, "input") &&
           need_tensor(&p, weight, "weight") && need_ints(&p, stride, "stride") && need_ints(&p, padding, "padding") &&
           need_ints(&p, dilation, "dilation") && need_ints(&p, outputPadding, "outputPadding") &&
@@ -165,33 +137,36 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
         (!m[0] || check_dtype(&p, gradInput, "gradInput", DT_FLOATS)) &&
         (!m[1] || check_dtype(&p, gradWeight, "gradWeight", DT_FLOATS)) &&
         (!m[2] || check_dtype(&p, gradBias, "gradBias", DT_FLOATS))) {
-        if (transposed) {
-            invalid(&p, "transposed convolution is not modelled by the mock");
-        } else if (check_ndim(&p, gradOutput, "gradOutput", 4, 4) && check_ndim(&p, input, "input", 4, 4) &&
-                   check_ndim(&p, weight, "weight", 4, 4) &&
-                   (!m[0] || check_shape(&p, gradInput, "gradInput", input->v.dims, 4)) &&
-                   (!m[1] || check_shape(&p, gradWeight, "gradWeight", weight->v.dims, 4)) &&
-                   (!m[2] || check_shape(&p, gradBias, "gradBias", &gradOutput->v.dims[1], 1)) &&
-                   check_len(&p, outputPadding, "outputPadding", 2, 4)) {
-            for (uint64_t i = 0; i < outputPadding->n; i++) {
-                if (outputPadding->v[i] != 0) {
+        if (check_ndim(&p, input, "input", 3, 4) && check_ndim(&p, gradOutput, "gradOutput", nd, nd) &&
+            check_ndim(&p, weight, "weight", nd, nd) &&
+            (!m[0] || check_shape(&p, gradInput, "gradInput", input->v.dims, nd)) &&
+            (!m[1] || check_shape(&p, gradWeight, "gradWeight", weight->v.dims, nd)) &&
+            (!m[2] || check_shape(&p, gradBias, "gradBias", &gradOutput->v.dims[1], 1)) &&
+            check_len(&p, outputPadding, "outputPadding", nd - 2, nd == 4 && !transposed ? 4 : -1)) {
+            for (uint64_t i = 0; i < outputPadding->n && !p.rc; i++) {
+                if (!transposed && outputPadding->v[i] != 0) {
                     invalid(&p, "outputPadding[%llu] = %lld, must be 0 if not transposed", (unsigned long long)i,
                             (long long)outputPadding->v[i]);
-                    break;
+                } else if (outputPadding->v[i] < 0) {
+                    invalid(&p, "outputPadding[%llu] = %lld, must be >= 0", (unsigned long long)i,
+                            (long long)outputPadding->v[i]);
                 }
             }
-            if (!p.rc && gradOutput->v.dims[1] != weight->v.dims[0]) {
-                invalid(&p, "gradOutput has %lld channels, expected weight N (%lld)", (long long)gradOutput->v.dims[1],
-                        (long long)weight->v.dims[0]);
+            int64_t cout = transposed ? weight->v.dims[1] * groups : weight->v.dims[0];
+            if (!p.rc && gradOutput->v.dims[1] != cout) {
+                invalid(&p, "gradOutput has %lld channels, expected %lld", (long long)gradOutput->v.dims[1],
+                        (long long)cout);
             }
-            if (conv_attrs(&p, stride, padding, dilation, groups, &g) && conv_out_shape(&p, input, weight, &g, od) &&
-                check_shape(&p, gradOutput, "gradOutput", od, 4) && make_exec(&p, k_conv_backward, 0)) {
+            if (conv_attrs(&p, stride, padding, dilation, groups, nd - 2, false, &g) &&
+                conv_shapes(&p, input, weight, &g, transposed, outputPadding, od) &&
+                check_shape(&p, gradOutput, "gradOutput", od, nd) && make_exec(&p, k_conv_backward, 0)) {
                 p.e->job.ip[IP_GO] = add_in(&p, gradOutput);
                 p.e->job.ip[IP_X] = add_in(&p, input);
                 p.e->job.ip[IP_W] = add_in(&p, weight);
                 p.e->job.ip[IP_GI] = m[0] ? add_out(&p, gradInput) : (int64_t)-1;
                 p.e->job.ip[IP_GW] = m[1] ? add_out(&p, gradWeight) : (int64_t)-1;
                 p.e->job.ip[IP_GB] = m[2] ? add_out(&p, gradBias) : (int64_t)-1;
+                p.e->job.ip[IP_TRANSPOSED] = transposed;
                 conv_put(&p.e->job, IP_GEOM, &g);
             }
         }

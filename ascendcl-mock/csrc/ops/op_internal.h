@@ -67,13 +67,47 @@ extern const int32_t DT_INDEX[];    /* int32, int64 */
 typedef struct conv_geom {
     int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
 } conv_geom;
-/* Reads stride, padding (2 or 4 entries: [top, bottom, left, right]),
- * dilation of a 4-D input; 161002 with a message on a bad length or value. */
+/* Reads stride, padding, dilation for nsp spatial dims (2: conv2d, padding
+ * 2 or 4 entries [top, bottom, left, right]; 1: conv1d, padding 1 entry, or
+ * [left, right] when pad2 allows it, as H = 1); 161002 with a message on a
+ * bad length or value. */
 bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
-                int64_t groups, conv_geom *g);
-/* Checks input (N,C,H,W) against weight (O,C/groups,KH,KW) and computes
- * the output's (N,O,OH,OW); 161002 when they do not fit. */
-bool conv_out_shape(ph1 *p, const aclTensor *input, const aclTensor *weight, const conv_geom *g, int64_t *out);
+                int64_t groups, uint32_t nsp, bool pad2, conv_geom *g);
+/* The shape of the other side of a convolution whose op input is x:
+ * not transposed, x is the conv input (N,C,H,W) and out gets the conv output
+ * (N,O,OH,OW); transposed, x plays the conv output and out gets the conv
+ * input, with outpad (nsp entries) added at the bottom/right. The weight is
+ * (O, C/groups, KH, KW) either way; 3-D (N,C,L) tensors are H = 1. Checks the
+ * channels against weight and groups; 161002 when they do not fit. */
+bool conv_shapes(ph1 *p, const aclTensor *x, const aclTensor *weight, const conv_geom *g, bool transposed,
+                 const aclIntArray *outpad, int64_t *out);
+/* Kernel cores on dense row-major double arrays with 4-D dims (b: conv
+ * input, s: conv output, w: weight): conv_gather: s += conv(b, w);
+ * conv_scatter: b += conv_transpose(s, w); conv_wgrad: dw += Σ b(tap)·s. */
+void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                 const int64_t *sd, double *s);
+void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                  const int64_t *bd, double *b);
+void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                const int64_t *wd, double *dw);
+/* v's elements as a dense row-major double array (NULL when empty; on host
+ * OOM NULL and *oom set). */
+double *conv_dense(const mk_view *v, const void *buf, bool *oom);
+/* Stores the row-major array a into the 4-D view v (plus bias[channel] when given). */
+void conv_store(const mk_view *v, void *vb, const double *a, const mk_view *bias, const void *biasb);
+/* v as 4-D: a 3-D (N, C, L) view gains H = 1 at dim 2. */
+static inline mk_view as_nc1l(const mk_view *v)
+{
+    mk_view r = *v;
+    if (v->ndim == 3) {
+        r.ndim = 4;
+        r.dims[3] = v->dims[2];
+        r.strides[3] = v->strides[2];
+        r.dims[2] = 1;
+        r.strides[2] = 0;
+    }
+    return r;
+}
 /* Stores / loads a geometry in job parameters from index at. */
 void conv_put(mk_job *j, int at, const conv_geom *g);
 void conv_get(const mk_job *j, int at, conv_geom *g);

@@ -13,19 +13,20 @@
  *   self 3- or 4-D (:148-151);
  *   kernelSize 1 or 2 entries, stride 0, 1 or 2 (empty: stride = kernel),
  *     padding and dilation 1 or 2 (:296-311); kernel > 0 (:314-320); stride
- *     > 0 (:322-329); 0 <= padding <= kernel/2 (:331-340); dilation 1 on
- *     A2/A3 (:350-362; 950 takes any dilation > 0: the kernel honours it);
- *   C, H, W non-zero; out = PoolingOutShape per side with ceil mode
- *     (:192-205, the last window must start inside the input or the left
- *     padding), > 0; out and indices of that shape (:218-290).
+ *     > 0 (:322-329); 0 <= padding <= kernel/2 (:332-342); dilation 1 on
+ *     A2/A3 (:355-369; 950 takes any dilation > 0: the kernel honours it);
+ *   C, H, W non-zero (:237-244); out = PoolingOutShape per side with ceil
+ *     mode (:203-216: the last window must start inside the input or the
+ *     left padding), > 0 (:246-254); out and indices of that shape (:256-290).
  * Backward phase-1 rules (aclnn_max_pool2d_with_indices_backward.cpp):
  *   gradOutput, self, indices, kernelSize, stride, padding, dilation,
  *     gradInput null -> 161001 (:117-127);
  *   self f32 only on A2/A3 (:39), gradOutput and gradInput of self's dtype
  *     (:136-140); indices int32 on A2/A3 (:49-50, :144; the list's int8 is the
  *     mask form, which the mock does not model); the attribute rules of the
- *     forward (:373-440); indices and gradOutput of the forward's out shape
- *     (:285, :359); gradInput of self's shape (:307).
+ *     forward (CheckShape :367-440, pad <= half the effective kernel
+ *     :327-342); indices and gradOutput of the forward's out shape (:285,
+ *     :359); gradInput of self's shape (:307).
  * Kernel (PyTorch's max_pool2d_with_indices): a window starts at
  * o·stride − pad, its taps step by dilation and are clipped to the input;
  * a value wins when it is '>' the max so far or NaN (the first of equal
@@ -88,7 +89,8 @@ static bool pool_attrs(ph1 *p, const aclIntArray *kernelSize, const aclIntArray 
     a->ph = padding->v[0];
     a->pw = padding->n == 2 ? padding->v[1] : a->ph;
     if (a->ph < 0 || a->pw < 0 || a->ph > a->kh / 2 || a->pw > a->kw / 2) {
-        return invalid(p, "padding must be >= 0 and <= half of the kernel size, got %lld x %lld for a %lld x %lld kernel",
+        return invalid(p, "padding must be >= 0 and <= half of the kernel size, got %lld x %lld for a %lld x %lld "
+                          "kernel",
                        (long long)a->ph, (long long)a->pw, (long long)a->kh, (long long)a->kw);
     }
     a->dh = dilation->v[0];
