@@ -6,7 +6,7 @@
 mod common;
 mod ops_goldens_common;
 
-use ascendcl::ops::{self, CubeMath, GradMask, Prepared, Resize, RunningStats, Window};
+use ascendcl::ops::{self, ConvGrads, CubeMath, GradMask, Prepared, Resize, RunningStats, Window};
 use ops_goldens_common::{Case, Exceptions, Uploaded, run_goldens_except, split};
 
 /// Valid in PyTorch, refused by the real operator on the default SoC
@@ -17,17 +17,6 @@ const REFUSED_ON_A2: &[&str] = &[
     "maxpool2dwithindices_f32_dilation2",
     "maxpool2dwithindicesbackward_f32_k3s2p1_overlap_i64",
     "maxpool2dwithindicesbackward_f32_ties_i64",
-];
-
-/// Transposed and 1-D convolution: the real operator takes them, but the
-/// safe wrapper exposes neither yet (it passes `transposed = false` and 2-D
-/// windows) and the mock rejects transposed convolution as not modelled.
-const NOT_MODELLED: &[&str] = &[
-    "convolution_f32_conv1d_ncl",
-    "convolution_f32_convtranspose_groups2_dil",
-    "convolution_f32_convtranspose_s2_op1",
-    "convolutionbackward_f32_conv1d_ncl",
-    "convolutionbackward_f32_convtranspose_s2_op1",
 ];
 
 fn window(case: &Case) -> Window {
@@ -72,6 +61,40 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
     let math = CubeMath::KeepDtype;
     let groups = case.ints.get("groups").copied().unwrap_or(1);
     Ok(match case.op.as_str() {
+        "Convolution" if case.bools.get("transposed") == Some(&true) => {
+            let out = outs.remove("output").expect("output");
+            let op = &case.int_lists["outputPadding"];
+            ops::convolution_transposed(
+                need("input"),
+                need("weight"),
+                i("bias"),
+                &window(case),
+                op,
+                groups,
+                out,
+                math,
+            )?
+        }
+        "ConvolutionBackward" if case.bools.get("transposed") == Some(&true) => {
+            let bias_sizes = case.int_lists.get("biasSizes").filter(|v| !v.is_empty());
+            let grads = ConvGrads {
+                input: outs.remove("gradInput"),
+                weight: outs.remove("gradWeight"),
+                bias: outs.remove("gradBias"),
+            };
+            ops::convolution_transposed_backward(
+                need("gradOutput"),
+                need("input"),
+                need("weight"),
+                bias_sizes.map(|v| v.as_slice()),
+                &window(case),
+                &case.int_lists["outputPadding"],
+                groups,
+                mask(case),
+                grads,
+                math,
+            )?
+        }
         "Convolution" => {
             let out = outs.remove("output").expect("output");
             ops::convolution(
@@ -192,7 +215,7 @@ fn every_second_set_operator_matches_its_pytorch_goldens_within_the_real_ops_tol
         let (_device, ctx) = env.device0();
         let exceptions = Exceptions {
             refused: REFUSED_ON_A2,
-            not_modelled: NOT_MODELLED,
+            not_modelled: &[],
         };
         let ran = run_goldens_except(&ctx, "ops2", prepare, &exceptions)?;
         assert!(ran >= 150, "only {ran} cases ran");

@@ -74,14 +74,65 @@ fn check_mask(op: &str, mask: GradMask, outs: [bool; 3]) -> Result<()> {
     Ok(())
 }
 
-/// N-d convolution (`aclnnConvolution`): NCHW input, `[out, in/groups, kh,
-/// kw]` weight, optional bias, no transposition.
+/// N-d convolution (`aclnnConvolution`): NCL/NCHW input, `[out, in/groups,
+/// k..]` weight, optional bias, no transposition.
 #[allow(clippy::too_many_arguments)]
 pub fn convolution<'a>(
     input: &Tensor<'a>,
     weight: &Tensor<'a>,
     bias: Option<&Tensor<'a>>,
     window: &Window,
+    groups: i64,
+    output: TensorMut<'a>,
+    math: CubeMath,
+) -> Result<Prepared<'a>> {
+    let zeros = vec![0; window.stride.len()];
+    conv_forward(
+        input,
+        weight,
+        bias,
+        window,
+        (false, &zeros),
+        groups,
+        output,
+        math,
+    )
+}
+
+/// Transposed convolution (`aclnnConvolution` with `transposed`): the
+/// gradient of a convolution with respect to its input, as an operator;
+/// weight `[in, out/groups, k..]`; `output_padding` adds to one side of
+/// each output dimension.
+#[allow(clippy::too_many_arguments)]
+pub fn convolution_transposed<'a>(
+    input: &Tensor<'a>,
+    weight: &Tensor<'a>,
+    bias: Option<&Tensor<'a>>,
+    window: &Window,
+    output_padding: &[i64],
+    groups: i64,
+    output: TensorMut<'a>,
+    math: CubeMath,
+) -> Result<Prepared<'a>> {
+    conv_forward(
+        input,
+        weight,
+        bias,
+        window,
+        (true, output_padding),
+        groups,
+        output,
+        math,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conv_forward<'a>(
+    input: &Tensor<'a>,
+    weight: &Tensor<'a>,
+    bias: Option<&Tensor<'a>>,
+    window: &Window,
+    (transposed, output_padding): (bool, &[i64]),
     groups: i64,
     output: TensorMut<'a>,
     math: CubeMath,
@@ -97,12 +148,25 @@ pub fn convolution<'a>(
         p.ints(&window.padding)?,
         p.ints(&window.dilation)?,
     );
-    let op = p.ints(&vec![0; window.stride.len()])?;
+    let op = p.ints(output_padding)?;
     let (out, c) = (p.output("output", output)?, math.raw());
     // SAFETY: live descriptors and valid out-pointers (closure contract).
     p.run(Aclnn::aclnnConvolution, |l, ws, ex| unsafe {
-        l.aclnnConvolutionGetWorkspaceSize(i, w, b, s, pd, d, false, op, groups, out, c, ws, ex)
+        l.aclnnConvolutionGetWorkspaceSize(
+            i, w, b, s, pd, d, transposed, op, groups, out, c, ws, ex,
+        )
     })
+}
+
+/// The gradient outputs of a convolution backward.
+#[derive(Debug, Default)]
+pub struct ConvGrads<'a> {
+    /// The input's gradient.
+    pub input: Option<TensorMut<'a>>,
+    /// The weight's gradient.
+    pub weight: Option<TensorMut<'a>>,
+    /// The bias's gradient.
+    pub bias: Option<TensorMut<'a>>,
 }
 
 /// The convolution's gradients (`aclnnConvolutionBackward`). `groups` is a
@@ -123,6 +187,67 @@ pub fn convolution_backward<'a>(
     grad_bias: Option<TensorMut<'a>>,
     math: CubeMath,
 ) -> Result<Prepared<'a>> {
+    let zeros = vec![0; window.stride.len()];
+    let grads = ConvGrads {
+        input: grad_input,
+        weight: grad_weight,
+        bias: grad_bias,
+    };
+    conv_backward(
+        grad_output,
+        input,
+        weight,
+        bias_sizes,
+        window,
+        (false, &zeros),
+        groups,
+        mask,
+        grads,
+        math,
+    )
+}
+
+/// The gradients of a [`convolution_transposed`].
+#[allow(clippy::too_many_arguments)]
+pub fn convolution_transposed_backward<'a>(
+    grad_output: &Tensor<'a>,
+    input: &Tensor<'a>,
+    weight: &Tensor<'a>,
+    bias_sizes: Option<&[i64]>,
+    window: &Window,
+    output_padding: &[i64],
+    groups: i64,
+    mask: GradMask,
+    grads: ConvGrads<'a>,
+    math: CubeMath,
+) -> Result<Prepared<'a>> {
+    conv_backward(
+        grad_output,
+        input,
+        weight,
+        bias_sizes,
+        window,
+        (true, output_padding),
+        groups,
+        mask,
+        grads,
+        math,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conv_backward<'a>(
+    grad_output: &Tensor<'a>,
+    input: &Tensor<'a>,
+    weight: &Tensor<'a>,
+    bias_sizes: Option<&[i64]>,
+    window: &Window,
+    (transposed, output_padding): (bool, &[i64]),
+    groups: i64,
+    mask: GradMask,
+    grads: ConvGrads<'a>,
+    math: CubeMath,
+) -> Result<Prepared<'a>> {
     let groups = i32::try_from(groups).map_err(|_| {
         Error::invalid(format!(
             "groups {groups} does not fit the C int of aclnnConvolutionBackward"
@@ -132,9 +257,9 @@ pub fn convolution_backward<'a>(
         "ConvolutionBackward",
         mask,
         [
-            grad_input.is_some(),
-            grad_weight.is_some(),
-            grad_bias.is_some(),
+            grads.input.is_some(),
+            grads.weight.is_some(),
+            grads.bias.is_some(),
         ],
     )?;
     let mut p = Phase1::new("ConvolutionBackward", grad_output.storage.ctx)?;
@@ -152,16 +277,16 @@ pub fn convolution_backward<'a>(
         p.ints(&window.padding)?,
         p.ints(&window.dilation)?,
     );
-    let op = p.ints(&vec![0; window.stride.len()])?;
+    let op = p.ints(output_padding)?;
     let m = p.bools(&mask.array())?;
-    let gi = p.output_opt("gradInput", grad_input)?;
-    let gw = p.output_opt("gradWeight", grad_weight)?;
-    let gb = p.output_opt("gradBias", grad_bias)?;
+    let gi = p.output_opt("gradInput", grads.input)?;
+    let gw = p.output_opt("gradWeight", grads.weight)?;
+    let gb = p.output_opt("gradBias", grads.bias)?;
     let c = math.raw();
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnConvolutionBackward, |l, ws, ex| unsafe {
         l.aclnnConvolutionBackwardGetWorkspaceSize(
-            g, i, w, bs, s, pd, d, false, op, groups, m, c, gi, gw, gb, ws, ex,
+            g, i, w, bs, s, pd, d, transposed, op, groups, m, c, gi, gw, gb, ws, ex,
         )
     })
 }
@@ -213,7 +338,7 @@ pub fn batch_norm<'a>(
         p.output("saveMean", save_mean)?,
         p.output("saveInvstd", save_invstd)?,
     );
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnBatchNorm, |l, ws, ex| unsafe {
         l.aclnnBatchNormGetWorkspaceSize(
             i, w, b, rm, rv, training, momentum, eps, out, sm, si, ws, ex,
@@ -267,7 +392,7 @@ pub fn batch_norm_backward<'a>(
     let gi = p.output_opt("gradInput", grad_input)?;
     let gw = p.output_opt("gradWeight", grad_weight)?;
     let gb = p.output_opt("gradBias", grad_bias)?;
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnBatchNormBackward, |l, ws, ex| unsafe {
         l.aclnnBatchNormBackwardGetWorkspaceSize(
             g, i, w, rm, rv, sm, si, training, eps, m, gi, gw, gb, ws, ex,
@@ -294,7 +419,7 @@ pub fn max_pool2d_with_indices<'a>(
         p.ints(&window.dilation)?,
     );
     let (o, ix) = (p.output("out", out)?, p.output("indices", indices)?);
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnMaxPool2dWithIndices, |l, ws, ex| unsafe {
         l.aclnnMaxPool2dWithIndicesGetWorkspaceSize(s, k, st, pd, d, ceil_mode, o, ix, ws, ex)
     })
@@ -325,7 +450,7 @@ pub fn max_pool2d_with_indices_backward<'a>(
         p.ints(&window.dilation)?,
     );
     let gi = p.output("gradInput", grad_input)?;
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(
         Aclnn::aclnnMaxPool2dWithIndicesBackward,
         |l, ws, ex| unsafe {
@@ -348,7 +473,7 @@ pub fn adaptive_avg_pool2d<'a>(
         p.ints(&output_size)?,
         p.output("out", out)?,
     );
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnAdaptiveAvgPool2d, |l, ws, ex| unsafe {
         l.aclnnAdaptiveAvgPool2dGetWorkspaceSize(s, size, o, ws, ex)
     })
@@ -366,7 +491,7 @@ pub fn adaptive_avg_pool2d_backward<'a>(
         p.input("self", self_)?,
         p.output("out", out)?,
     );
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnAdaptiveAvgPool2dBackward, |l, ws, ex| unsafe {
         l.aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize(g, s, o, ws, ex)
     })
@@ -402,7 +527,7 @@ pub fn upsample_bicubic2d<'a>(
         scales_h: h,
         scales_w: w,
     } = resize;
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnUpsampleBicubic2d, |l, ws, ex| unsafe {
         l.aclnnUpsampleBicubic2dGetWorkspaceSize(s, size, a, h, w, o, ws, ex)
     })
@@ -429,7 +554,7 @@ pub fn upsample_bicubic2d_backward<'a>(
         scales_h: h,
         scales_w: w,
     } = resize;
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnUpsampleBicubic2dBackward, |l, ws, ex| unsafe {
         l.aclnnUpsampleBicubic2dBackwardGetWorkspaceSize(g, os, is, a, h, w, gi, ws, ex)
     })
@@ -453,7 +578,7 @@ pub fn upsample_bilinear2d<'a>(
         scales_h: h,
         scales_w: w,
     } = resize;
-    // SAFETY: as in `convolution`.
+    // SAFETY: as in `conv_forward`.
     p.run(Aclnn::aclnnUpsampleBilinear2d, |l, ws, ex| unsafe {
         l.aclnnUpsampleBilinear2dGetWorkspaceSize(s, size, a, h, w, o, ws, ex)
     })

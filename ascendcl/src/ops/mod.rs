@@ -56,10 +56,11 @@ mod tensor;
 mod workspace;
 
 pub use cnn::{
-    GradMask, Resize, RunningStats, Window, adaptive_avg_pool2d, adaptive_avg_pool2d_backward,
-    batch_norm, batch_norm_backward, convolution, convolution_backward, max_pool2d_with_indices,
-    max_pool2d_with_indices_backward, upsample_bicubic2d, upsample_bicubic2d_backward,
-    upsample_bilinear2d,
+    ConvGrads, GradMask, Resize, RunningStats, Window, adaptive_avg_pool2d,
+    adaptive_avg_pool2d_backward, batch_norm, batch_norm_backward, convolution,
+    convolution_backward, convolution_transposed, convolution_transposed_backward,
+    max_pool2d_with_indices, max_pool2d_with_indices_backward, upsample_bicubic2d,
+    upsample_bicubic2d_backward, upsample_bilinear2d,
 };
 pub use dtype::{DType, Element};
 pub use math::{
