@@ -7,7 +7,12 @@
 //! ```text
 //! cargo run --release --example alloc_replay -- --json [--dump-trace FILE]
 //!     [--steps 20] [--seed 7] [--dtype fp32|fp16|bf16] [--no-max-batch]
+//! cargo run --release --example alloc_replay -- --trace FILE [--json]
 //! ```
+//!
+//! `--trace FILE` replays a recorded trace instead (e.g. the one
+//! `train_resnet --record-trace FILE` writes from its own allocator), with
+//! no batch search.
 //!
 //! One JSON object per strategy with `--json`, a table otherwise. On the
 //! mock the device is a 64 GB card (60.96 GiB usable); on an Atlas card it is
@@ -18,11 +23,12 @@ use std::process::ExitCode;
 use ascendcl::Device;
 use ascendcl_examples::replay::{Strategy, max_batch_before_oom, probe_trace, replay};
 use ascendcl_examples::trace::{
-    Dtype, Schedule, TrainConfig, max_batch_by_live_bytes, resnet50_trace,
+    Dtype, Schedule, Trace, TrainConfig, max_batch_by_live_bytes, resnet50_trace,
 };
 
 struct Options {
     json: bool,
+    trace: Option<String>,
     dump_trace: Option<String>,
     steps: usize,
     seed: u64,
@@ -33,6 +39,7 @@ struct Options {
 fn parse() -> Result<Options, String> {
     let mut options = Options {
         json: false,
+        trace: None,
         dump_trace: None,
         steps: 20,
         seed: 7,
@@ -46,6 +53,7 @@ fn parse() -> Result<Options, String> {
             "--json" => options.json = true,
             "--no-max-batch" => options.max_batch = false,
             "--dump-trace" => options.dump_trace = Some(value("--dump-trace")?),
+            "--trace" => options.trace = Some(value("--trace")?),
             "--steps" => {
                 options.steps = value("--steps")?
                     .parse()
@@ -96,21 +104,44 @@ fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {
         ..TrainConfig::default()
     };
     let schedule = Schedule::varying(options.seed, options.steps, 48, 96)?;
-    let trace = resnet50_trace(&schedule, &config);
+    let recorded = match &options.trace {
+        Some(path) => Some(Trace::from_json_lines(std::io::BufReader::new(
+            std::fs::File::open(path)?,
+        ))?),
+        None => None,
+    };
+    let max_batch_search = options.max_batch && recorded.is_none();
+    let trace = match recorded {
+        Some(trace) => {
+            trace.check()?;
+            trace
+        }
+        None => resnet50_trace(&schedule, &config),
+    };
     if let Some(path) = &options.dump_trace {
         trace.to_json_lines(std::io::BufWriter::new(std::fs::File::create(path)?))?;
     }
     let live_limit = max_batch_by_live_bytes(total as u64, &config);
     if !options.json {
         println!("backend: {backend}");
-        println!(
-            "trace: ResNet-50 {:?}, {} steps, batches {:?}…, {} ops; HBM {:.2} GiB; live bytes allow batch {live_limit}",
-            options.dtype,
-            options.steps,
-            &schedule.batches()[..schedule.steps().min(6)],
-            trace.ops.len(),
-            total as f64 / (1u64 << 30) as f64
-        );
+        if options.trace.is_some() {
+            println!(
+                "trace: recorded from {}, {} steps, {} ops, peak live {} KiB",
+                trace.meta.model,
+                trace.meta.batches.len(),
+                trace.ops.len(),
+                trace.peak_live_bytes() >> 10
+            );
+        } else {
+            println!(
+                "trace: ResNet-50 {:?}, {} steps, batches {:?}…, {} ops; HBM {:.2} GiB; live bytes allow batch {live_limit}",
+                options.dtype,
+                options.steps,
+                &schedule.batches()[..schedule.steps().min(6)],
+                trace.ops.len(),
+                total as f64 / (1u64 << 30) as f64
+            );
+        }
         println!(
             "{:<20} {:>14} {:>16} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>6}",
             "strategy",
@@ -134,7 +165,7 @@ fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {
             )
             .into());
         }
-        let max_batch = if options.max_batch {
+        let max_batch = if max_batch_search {
             let high = live_limit + live_limit / 16;
             Some(max_batch_before_oom(&device, strategy, 64, high, |b| {
                 probe_trace(b, options.seed, &config)

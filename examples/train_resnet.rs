@@ -14,7 +14,11 @@
 //! `.npy` files for `validate` (the migration check: compare them with a
 //! GPU or PyTorch run). On the mock by default; unchanged on an Atlas card.
 //!
-//! `cargo run --release --example train_resnet [-- --save-outputs DIR]`
+//! `--record-trace FILE` records every request the caching allocator serves
+//! (steps included) as an allocation trace that `alloc_replay --trace FILE`
+//! replays against the other strategies.
+//!
+//! `cargo run --release --example train_resnet [-- --save-outputs DIR] [--record-trace FILE]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,11 +31,13 @@ use ascendcl_examples::resnet::{
 };
 
 fn main() -> ExitCode {
-    let save = std::env::args()
-        .skip_while(|a| a != "--save-outputs")
-        .nth(1)
-        .map(PathBuf::from);
-    match run(save) {
+    let arg = |name: &str| {
+        std::env::args()
+            .skip_while(|a| a != name)
+            .nth(1)
+            .map(PathBuf::from)
+    };
+    match run(arg("--save-outputs"), arg("--record-trace")) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {
@@ -327,7 +333,7 @@ impl<'a> Tr<'a> {
 #[path = "train_resnet/pass.rs"]
 mod pass;
 
-fn run(save: Option<PathBuf>) -> ascendcl::Result<bool> {
+fn run(save: Option<PathBuf>, record: Option<PathBuf>) -> ascendcl::Result<bool> {
     let (rt, backend) = ascendcl_examples::runtime()?;
     println!("backend: {backend}");
     let task = Task::generate();
@@ -341,6 +347,9 @@ fn run(save: Option<PathBuf>) -> ascendcl::Result<bool> {
         stream: &stream,
         alloc: &alloc,
     };
+    if record.is_some() {
+        alloc.start_recording(); // step 0: setup
+    }
     let mut net = pass::build(&tr, &task)?;
     let pixels: usize = IMAGE.iter().product();
     let (mut worst, mut all_match) = (0f64, reference.is_some() && generator_ok);
@@ -348,6 +357,7 @@ fn run(save: Option<PathBuf>) -> ascendcl::Result<bool> {
     for epoch in 0..EPOCHS {
         for s in 0..steps {
             let k = epoch * steps + s;
+            alloc.set_recording_step(k as u32 + 1);
             let x = Act {
                 t: tr.block(&task.x[s * BATCH * pixels..(s + 1) * BATCH * pixels])?,
                 shape: vec![BATCH, IMAGE[0], IMAGE[1], IMAGE[2]],
@@ -394,6 +404,29 @@ fn run(save: Option<PathBuf>) -> ascendcl::Result<bool> {
         );
     }
     println!("final logits of sample 0: {:?}", &logits[..C]);
+    drop(outputs);
+    drop(net); // the trailing frees of the persistent tensors
+    if let Some(path) = record {
+        let requests = alloc.take_recording();
+        let trace = ascendcl_examples::trace::recorded::from_requests(
+            "train_resnet",
+            &requests,
+            BATCH as u32,
+        );
+        trace
+            .check()
+            .map_err(|e| ascendcl::Error::InvalidState(format!("recorded trace: {e}")))?;
+        let file = std::fs::File::create(&path)
+            .map_err(|e| ascendcl::Error::InvalidState(format!("{}: {e}", path.display())))?;
+        trace
+            .to_json_lines(std::io::BufWriter::new(file))
+            .map_err(|e| ascendcl::Error::InvalidState(format!("{}: {e}", path.display())))?;
+        println!(
+            "recorded {} allocator requests to {}",
+            trace.ops.len(),
+            path.display()
+        );
+    }
     let stats = alloc.stats();
     println!(
         "allocator: reserved peak {} KiB for {} KiB of live tensors at peak",

@@ -94,6 +94,7 @@
 pub mod config;
 mod json;
 mod parse;
+pub mod recorded;
 pub mod resnet50;
 pub mod schedule;
 mod step;

@@ -24,6 +24,8 @@ pub struct Block<T: DeviceCopy> {
     requested: usize,
     stream: u64,
     tracker: UseTracker,
+    /// The id its allocation was recorded under (0 when not recording).
+    record: u64,
     _elements: PhantomData<T>,
 }
 
@@ -48,6 +50,7 @@ impl<T: DeviceCopy> Block<T> {
         len: usize,
         requested: usize,
         stream: u64,
+        record: u64,
     ) -> Self {
         let tracker = UseTracker::default();
         tracker.inherit(granted.inherited);
@@ -60,6 +63,7 @@ impl<T: DeviceCopy> Block<T> {
             requested,
             stream,
             tracker,
+            record,
             _elements: PhantomData,
         }
     }
@@ -67,6 +71,9 @@ impl<T: DeviceCopy> Block<T> {
 
 impl<T: DeviceCopy> Drop for Block<T> {
     fn drop(&mut self) {
+        self.owner
+            .recorder
+            .free(self.record, self.requested, self.stream);
         // Settled before taking the allocator's lock: unmarked work needs a
         // device-wide wait, which must not block other threads' allocations.
         let last_use = crate::tracker::settle_unmarked(self.tracker.take_all());

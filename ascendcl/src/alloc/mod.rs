@@ -50,12 +50,14 @@ mod block;
 mod classic;
 mod expandable;
 mod pool;
+mod recording;
 mod state;
 mod stats;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 pub use block::Block;
+pub use recording::{Request, RequestKind};
 pub use stats::{OutOfMemory, Stat, Statistics};
 
 use crate::context::Context;
@@ -127,6 +129,7 @@ pub(crate) struct AllocatorInner {
     pub(crate) ctx: Context,
     config: AllocatorConfig,
     pub(crate) state: Mutex<State>,
+    pub(crate) recorder: recording::Recorder,
 }
 
 impl std::fmt::Debug for CachingAllocator {
@@ -153,6 +156,7 @@ impl CachingAllocator {
                 ctx: ctx.clone(),
                 config,
                 state: Mutex::new(state),
+                recorder: recording::Recorder::default(),
             }),
         })
     }
@@ -193,13 +197,31 @@ impl CachingAllocator {
                 }
             }
         };
+        let record = self.inner.recorder.alloc(bytes, stream.inner.id);
         Ok(Block::new(
             self.inner.clone(),
             granted,
             len,
             bytes,
             stream.inner.id,
+            record,
         ))
+    }
+
+    /// Starts recording every request (allocation and free) from now on,
+    /// dropping what an earlier recording held.
+    pub fn start_recording(&self) {
+        self.inner.recorder.start();
+    }
+
+    /// Tags the requests recorded from now on with `step`.
+    pub fn set_recording_step(&self, step: u32) {
+        self.inner.recorder.set_step(step);
+    }
+
+    /// Stops recording and returns the requests, in order.
+    pub fn take_recording(&self) -> Vec<Request> {
+        self.inner.recorder.take()
     }
 
     /// Waits for pending blocks and gives every cached byte back to the
