@@ -42,11 +42,12 @@
 //! # Ok::<(), ascendcl::Error>(())
 //! ```
 
-mod cnn;
+mod conv;
 mod descriptor;
 mod dtype;
 mod math;
 mod nn;
+mod norm_pool;
 mod pending;
 mod phase1;
 mod prepared;
@@ -55,12 +56,9 @@ mod scalar;
 mod tensor;
 mod workspace;
 
-pub use cnn::{
-    ConvGrads, GradMask, Resize, RunningStats, Window, adaptive_avg_pool2d,
-    adaptive_avg_pool2d_backward, batch_norm, batch_norm_backward, convolution,
-    convolution_backward, convolution_transposed, convolution_transposed_backward,
-    max_pool2d_with_indices, max_pool2d_with_indices_backward, upsample_bicubic2d,
-    upsample_bicubic2d_backward, upsample_bilinear2d,
+pub use conv::{
+    ConvGrads, GradMask, Window, convolution, convolution_backward, convolution_transposed,
+    convolution_transposed_backward,
 };
 pub use dtype::{DType, Element};
 pub use math::{
@@ -70,6 +68,11 @@ pub use math::{
 pub use nn::{
     CubeMath, Reduction, addmm, log_softmax, log_softmax_backward, matmul, mm, nll_loss,
     nll_loss_backward, relu, threshold_backward,
+};
+pub use norm_pool::{
+    Resize, RunningStats, adaptive_avg_pool2d, adaptive_avg_pool2d_backward, batch_norm,
+    batch_norm_backward, max_pool2d_with_indices, max_pool2d_with_indices_backward,
+    upsample_bicubic2d, upsample_bicubic2d_backward, upsample_bilinear2d,
 };
 pub use pending::OpPending;
 pub use prepared::Prepared;
