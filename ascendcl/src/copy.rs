@@ -104,7 +104,9 @@ impl Stream {
         })
     }
 
-    /// Queues setting every byte of `dst` to `value`.
+    /// Queues setting every byte of `dst` to `value`. Like every
+    /// [`Pending`], the returned guard waits for the fill when dropped; call
+    /// [`Pending::detach`] to queue it and move on (`dst` stays tracked).
     pub fn fill_bytes<'a, T, D>(&'a self, dst: &'a mut D, value: u8) -> Result<Pending<'a, D>>
     where
         T: DeviceCopy,

@@ -100,6 +100,6 @@ pub use stream::{Stream, StreamFlags};
 pub mod prelude {
     pub use crate::{
         Context, Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, EventFlags, HostBuffer,
-        Pending, Runtime, Stream,
+        Pending, Runtime, Stream, StreamFlags,
     };
 }
