@@ -122,6 +122,14 @@ fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {
         trace.to_json_lines(std::io::BufWriter::new(std::fs::File::create(path)?))?;
     }
     let live_limit = max_batch_by_live_bytes(total as u64, &config);
+    // A recorded trace has its own steps and no batch-size model.
+    let (steps, live_limit_json) = match &options.trace {
+        Some(_) => (
+            trace.meta.batches.len().saturating_sub(1),
+            "null".to_string(),
+        ),
+        None => (options.steps, live_limit.to_string()),
+    };
     if !options.json {
         println!("backend: {backend}");
         if options.trace.is_some() {
@@ -184,12 +192,12 @@ fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {
                 strategy.name(),
                 if rt.is_mock() { "mock" } else { "device" },
                 options.dtype,
-                options.steps,
+                steps,
                 outcome.peak_live_bytes,
                 outcome.peak_reserved_bytes,
                 outcome.reserved_over_live(),
                 max_batch.map_or("null".to_string(), |b| b.to_string()),
-                live_limit,
+                live_limit_json,
                 p50,
                 p99,
                 outcome.maps,
