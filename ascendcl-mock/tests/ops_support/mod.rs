@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
+pub mod params;
+
 use crate::common::{OK, T};
 
 pub const ACL_FLOAT: i32 = 0;
