@@ -33,7 +33,7 @@
 //!
 //! Leaking a [`Pending`](crate::Pending) guard with `mem::forget` only ends the
 //! borrow early: the tracker still holds the use, so the next access waits.
-//! The model check in `model.rs` explores every interleaving of two threads'
+//! The model check in `model/` explores every interleaving of two threads'
 //! enqueues, waits and device progress over this protocol.
 
 mod enqueue;

@@ -2,7 +2,7 @@
 //! of one piece of memory have not provably finished, and which of them a new
 //! access must be ordered after.
 //!
-//! It is generic over the use type so that the model check (`model.rs`) runs
+//! It is generic over the use type so that the model check (`model/`) runs
 //! exactly this code against a simulated device.
 
 /// How an operation touches memory.
