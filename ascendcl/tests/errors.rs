@@ -151,3 +151,20 @@ fn bad_input_is_rejected_before_any_ffi_call() {
 }
 
 type StreamFlagsDefault = ascendcl::StreamFlags;
+
+#[test]
+fn running_out_of_pinned_host_memory_is_not_reported_as_device_memory() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        env.inject(Fault::nth("aclrtMallocHost", 1, 207001));
+        let error = HostBuffer::<u8>::zeroed(&ctx, 64).expect_err("the injected failure");
+        assert!(error.is_out_of_memory(), "{error}");
+        let text = error.to_string();
+        assert!(text.contains("pinned host memory ran out"), "{text}");
+        assert!(
+            !text.contains("empty_cache"),
+            "a device-memory hint: {text}"
+        );
+        Ok(())
+    });
+}

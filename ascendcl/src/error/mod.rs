@@ -92,10 +92,25 @@ impl fmt::Display for AclError {
         if let Some(message) = &self.message {
             write!(f, "\nruntime message: {}", message.trim_end())?;
         }
-        if let Some(hint) = code_hint(self.code).or(self.category().hint()) {
+        let hint = function_hint(self.function, self.category())
+            .or(code_hint(self.code))
+            .or(self.category().hint());
+        if let Some(hint) = hint {
             write!(f, "\nhint: {hint}")?;
         }
         Ok(())
+    }
+}
+
+/// What to do, when the function that failed says more than the code: the
+/// runtime reports pinned host memory running out with the device codes.
+fn function_hint(function: &str, category: Category) -> Option<&'static str> {
+    match (function, category) {
+        ("aclrtMallocHost", Category::OutOfMemory) => Some(
+            "pinned host memory ran out (not device memory): drop HostBuffers you no longer \
+             need, reuse staging buffers, or pin less at once",
+        ),
+        _ => None,
     }
 }
 
