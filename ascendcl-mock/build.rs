@@ -13,6 +13,7 @@
 //! | variable | effect |
 //! |---|---|
 //! | `DEP_ASCENDCL_INCLUDE` | set by Cargo from ascendcl-sys's `include` metadata |
+//! | `DEP_ASCENDCL_DECL_INCLUDE` | ascendcl-sys's own declaration headers (installed with the mock) |
 //! | `CC`, `CFLAGS` (and the target-prefixed forms) | read by the `cc` crate |
 //!
 //! # Published
@@ -27,16 +28,51 @@
 //!   `libopapi.so` (`csrc/ops/op_*.c`: the aclnn operators). Both sit next to
 //!   `libascendcl.so`, link it by its soname with rpath `$ORIGIN`, and share
 //!   its device state through its `aclmock_*` entry points (`csrc/ext_ops.c`).
+//! * `OUT_DIR/mock_libraries.rs`: [`SHARED_LIBRARIES`] with their built paths
+//!   (the crate's `LIBRARIES`), and `OUT_DIR/mock_embedded.rs`: their bytes and
+//!   the C headers (ours and `ascendcl-sys`'s), which the `ascendcl-mock`
+//!   binary writes out with `install`.
+//!
+//! # Packaged builds
+//! `tests/c/` (the record probe and the foreign programs) is for this
+//! repository's tests only and is not in the published package: when it is
+//! absent those programs are not built, and nothing else needs them.
 
 use std::env;
-use std::path::PathBuf;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::SystemTime;
+
+/// Every shared library this script builds into `OUT_DIR`, with what it is:
+/// the one list that the crate's `LIBRARIES`, `ascendcl-mock install` and
+/// `ascendcl-mock path` follow. A library built below and missing here fails
+/// the build (see [`write_library_lists`]).
+const SHARED_LIBRARIES: &[(&str, &str)] = &[
+    (
+        "libascendcl.so",
+        "the mock AscendCL runtime: point ASCENDCL_LIBRARY at it, or link -lascendcl",
+    ),
+    (
+        "libnnopbase.so",
+        "the mock's aclnn descriptors and executors (beside libascendcl.so)",
+    ),
+    (
+        "libopapi.so",
+        "the mock's aclnn operators (beside libascendcl.so)",
+    ),
+    (
+        "libascendcl_record.so",
+        "the recording shim: LD_PRELOAD it in front of a real CANN to write a trace",
+    ),
+];
 
 fn main() {
+    let started = SystemTime::now();
     println!("cargo::rerun-if-changed=csrc");
     println!("cargo::rerun-if-changed=include");
-    println!("cargo::rerun-if-changed=tests/c");
     println!("cargo::rerun-if-env-changed=DEP_ASCENDCL_INCLUDE");
+    println!("cargo::rerun-if-env-changed=DEP_ASCENDCL_DECL_INCLUDE");
 
     let manifest_dir =
         PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -101,18 +137,6 @@ fn main() {
         .arg("-ldl");
     run(shim, "the recording shim");
 
-    let probe = out_dir.join("record_probe");
-    let mut probe_cmd = compiler.to_command();
-    common_flags(&mut probe_cmd, &includes)
-        .arg("-o")
-        .arg(&probe)
-        .arg(manifest_dir.join("tests").join("c").join("record_probe.c"))
-        .arg("-L")
-        .arg(&out_dir)
-        .arg(format!("-Wl,-rpath,{}", out_dir.display()))
-        .arg("-l:libascendcl.so");
-    run(probe_cmd, "the record probe");
-
     let ops_dir = manifest_dir.join("csrc").join("ops");
     let ops_sources = |prefix: &str| -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&ops_dir)
@@ -172,6 +196,60 @@ fn main() {
         opapi.display()
     );
     println!("cargo::metadata=opapi={}", opapi.display());
+
+    println!(
+        "cargo::rustc-env=ASCENDCL_MOCK_LIBRARY_PATH={}",
+        library.display()
+    );
+    println!("cargo::metadata=library={}", library.display());
+    println!(
+        "cargo::rustc-env=ASCENDCL_RECORDER_LIBRARY_PATH={}",
+        recorder.display()
+    );
+    println!("cargo::metadata=recorder={}", recorder.display());
+    // Test-only C programs, present in the repository, not in the package.
+    let test_programs = manifest_dir.join("tests").join("c");
+    if test_programs.is_dir() {
+        println!("cargo::rerun-if-changed=tests/c");
+        build_test_programs(&compiler, &includes, &manifest_dir, &out_dir);
+    }
+
+    // Our declaration headers (never CANN's, which the bindgen build may use).
+    let decl_include = PathBuf::from(
+        env::var_os("DEP_ASCENDCL_DECL_INCLUDE")
+            .expect("ascendcl-sys publishes its declaration include directory"),
+    );
+    write_library_lists(
+        &out_dir,
+        started,
+        &[decl_include, manifest_dir.join("include")],
+    );
+}
+
+/// The record probe (`tests/c/record_probe.c`, linked against the mock, for
+/// the shim's `LD_PRELOAD` test) and every `tests/c/foreign_*.c`.
+fn build_test_programs(
+    compiler: &cc::Tool,
+    includes: &[PathBuf],
+    manifest_dir: &Path,
+    out_dir: &Path,
+) {
+    let probe = out_dir.join("record_probe");
+    let mut probe_cmd = compiler.to_command();
+    common_flags(&mut probe_cmd, includes)
+        .arg("-o")
+        .arg(&probe)
+        .arg(manifest_dir.join("tests").join("c").join("record_probe.c"))
+        .arg("-L")
+        .arg(out_dir)
+        .arg(format!("-Wl,-rpath,{}", out_dir.display()))
+        .arg("-l:libascendcl.so");
+    run(probe_cmd, "the record probe");
+    println!(
+        "cargo::rustc-env=ASCENDCL_RECORD_PROBE_PATH={}",
+        probe.display()
+    );
+
     // Programs written the way applications use AscendCL (not for the mock),
     // recorded and replayed by tests/foreign.rs: tests/c/foreign_<name>.c
     // becomes ASCENDCL_FOREIGN_<NAME>_PATH.
@@ -194,12 +272,12 @@ fn main() {
             .to_string();
         let exe = out_dir.join(&stem);
         let mut cmd = compiler.to_command();
-        common_flags(&mut cmd, &includes)
+        common_flags(&mut cmd, includes)
             .arg("-o")
             .arg(&exe)
             .arg(&source)
             .arg("-L")
-            .arg(&out_dir)
+            .arg(out_dir)
             .arg(format!("-Wl,-rpath,{}", out_dir.display()))
             .arg("-l:libascendcl.so")
             .arg("-lpthread");
@@ -210,21 +288,91 @@ fn main() {
             exe.display()
         );
     }
+}
 
-    println!(
-        "cargo::rustc-env=ASCENDCL_MOCK_LIBRARY_PATH={}",
-        library.display()
+/// Writes `mock_libraries.rs` (name, what, built path of every entry of
+/// [`SHARED_LIBRARIES`]) and `mock_embedded.rs` (their bytes, and every
+/// header under `header_dirs`, for the installer) into `out_dir`.
+///
+/// Fails the build when a listed library was not built, or when this run
+/// built a `*.so` that the list lacks: the installer must copy them all.
+fn write_library_lists(out_dir: &Path, started: SystemTime, header_dirs: &[PathBuf]) {
+    for (name, _) in SHARED_LIBRARIES {
+        assert!(
+            out_dir.join(name).is_file(),
+            "{name} is listed in SHARED_LIBRARIES (build.rs) but was not built"
+        );
+    }
+    for entry in std::fs::read_dir(out_dir).expect("OUT_DIR is readable") {
+        let path = entry.expect("readable OUT_DIR entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let built_now = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= started);
+        if name.ends_with(".so") && built_now {
+            assert!(
+                SHARED_LIBRARIES.iter().any(|(n, _)| *n == name),
+                "build.rs built {name} but SHARED_LIBRARIES does not list it: add it there, \
+                 so `ascendcl-mock install` copies it"
+            );
+        }
+    }
+    let mut list = String::from("&[\n");
+    let mut embedded = String::from("/// Every mock library: file name and contents.\n");
+    embedded.push_str("pub(crate) const LIBRARY_BYTES: &[(&str, &[u8])] = &[\n");
+    for (name, what) in SHARED_LIBRARIES {
+        let path = out_dir.join(name);
+        let path = path.to_str().expect("OUT_DIR is UTF-8");
+        writeln!(
+            list,
+            "    MockLibrary {{ name: {name:?}, what: {what:?}, path: {path:?} }},"
+        )
+        .unwrap();
+        writeln!(embedded, "    ({name:?}, include_bytes!({path:?})),").unwrap();
+    }
+    list.push(']');
+    embedded.push_str("];\n");
+    embedded.push_str(
+        "/// Every C header of the mock and of ascendcl-sys: path under include/ and contents.\n",
     );
-    println!("cargo::metadata=library={}", library.display());
-    println!(
-        "cargo::rustc-env=ASCENDCL_RECORDER_LIBRARY_PATH={}",
-        recorder.display()
-    );
-    println!("cargo::metadata=recorder={}", recorder.display());
-    println!(
-        "cargo::rustc-env=ASCENDCL_RECORD_PROBE_PATH={}",
-        probe.display()
-    );
+    embedded.push_str("pub(crate) const HEADER_BYTES: &[(&str, &[u8])] = &[\n");
+    for dir in header_dirs {
+        println!("cargo::rerun-if-changed={}", dir.display());
+        let mut headers = Vec::new();
+        collect_headers(dir, dir, &mut headers);
+        headers.sort();
+        for (relative, path) in headers {
+            let path = path.to_str().expect("header paths are UTF-8");
+            writeln!(embedded, "    ({relative:?}, include_bytes!({path:?})),").unwrap();
+        }
+    }
+    embedded.push_str("];\n");
+    std::fs::write(out_dir.join("mock_libraries.rs"), list).expect("OUT_DIR is writable");
+    std::fs::write(out_dir.join("mock_embedded.rs"), embedded).expect("OUT_DIR is writable");
+}
+
+/// Every `*.h` under `dir`, as (path relative to `root` with `/`, full path).
+fn collect_headers(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+    let entries = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read the header directory {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("readable include entry").path();
+        if path.is_dir() {
+            collect_headers(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "h") {
+            let relative = path
+                .strip_prefix(root)
+                .expect("under the root")
+                .components()
+                .map(|c| c.as_os_str().to_str().expect("UTF-8 header path"))
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push((relative, path));
+        }
+    }
 }
 
 /// The flags every C file here is compiled with.

@@ -32,8 +32,77 @@
 //! launched op runs a CPU reference kernel on the stream's worker thread, so
 //! its results are visible only after a synchronize, as on a card.
 //!
-//! Only our tests, examples and benches choose the mock (with [`library`] or
-//! [`select`]); nothing selects it behind a user's back.
+//! Nothing selects the mock behind a program's back: a test chooses it (with
+//! [`session`], [`select`] or [`library`]), and the `ascendcl` crate's
+//! `Runtime::init()` then finds it because it is the library already selected.
+//!
+//! # Testing your own crate on the mock
+//!
+//! Code built on the safe `ascendcl` crate: enable its `mock` feature in
+//! your dev-dependencies and start each test with `Runtime::mock()`, which
+//! takes the mock for the test and hands out these controls:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! ascendcl = { version = "0.1", features = ["mock"] }
+//! ```
+//!
+//! Code built on `ascendcl-sys` alone: add this crate as a dev-dependency and
+//! start each test with [`session`] (below). What a test can do with [`Mock`]:
+//!
+//! | to | call |
+//! |---|---|
+//! | make a call fail (once, the nth time, always; with CANN's code and message) | [`Mock::inject`] with a [`Fault`], [`Mock::clear_faults`] |
+//! | see what the code called, in order, with arguments and results | [`Mock::journal`], [`Mock::call_count`], [`JournalEntry`] |
+//! | check nothing leaked | [`Mock::live_counts`], [`LiveCounts::is_empty`], [`Mock::live`] |
+//! | check nothing was misused (double free, unordered accesses, ...) | [`Mock::misuse_total`], [`Mock::misuse_log`], [`Misuse`] |
+//! | run with fewer devices or less HBM (out-of-memory paths) | [`Mock::set_device_count`], [`Mock::set_hbm_bytes`] |
+//! | make races show (slow stream workers) | [`Mock::set_stream_delay`] |
+//! | replay what a real card did | [`Mock::replay`], [`Mock::replay_status`], [`Mock::save_trace`] |
+//! | start again from a fresh mock | [`Mock::reset`] ([`session`] does it) |
+//!
+//! ```
+//! use ascendcl_mock::{Fault, Resource};
+//! use ascendcl_sys::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_SUCCESS};
+//!
+//! let mock = ascendcl_mock::session(); // exclusive and reset, until dropped
+//! mock.set_hbm_bytes(64 << 20).unwrap(); // a 64 MiB card
+//! mock.inject(&Fault::nth("aclrtMalloc", 2, ACL_ERROR_RT_MEMORY_ALLOCATION)).unwrap();
+//!
+//! let lib = mock.library();
+//! let policy = ascendcl_sys::aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST;
+//! let (mut first, mut second) = (std::ptr::null_mut(), std::ptr::null_mut());
+//! // SAFETY: valid out-pointers; device 0 exists on the mock.
+//! unsafe {
+//!     assert_eq!(lib.aclrtSetDevice(0).unwrap(), ACL_SUCCESS);
+//!     assert_eq!(lib.aclrtMalloc(&mut first, 1024, policy).unwrap(), ACL_SUCCESS);
+//!     // the injected fault: the second allocation fails as a card out of HBM would
+//!     assert_eq!(lib.aclrtMalloc(&mut second, 1024, policy).unwrap(), ACL_ERROR_RT_MEMORY_ALLOCATION);
+//! }
+//! assert_eq!(mock.live(Resource::DeviceBuffer), 1);
+//! assert_eq!(mock.call_count("aclrtMalloc"), 2);
+//! // SAFETY: `first` came from aclrtMalloc and is freed once.
+//! unsafe {
+//!     assert_eq!(lib.aclrtFree(first).unwrap(), ACL_SUCCESS);
+//!     assert_eq!(lib.aclrtResetDevice(0).unwrap(), ACL_SUCCESS);
+//! }
+//! assert!(mock.live_counts().is_empty(), "nothing leaked");
+//! assert_eq!(mock.misuse_total(), 0, "{}", mock.misuse_log());
+//! ```
+//!
+//! # C, C++ and Python programs
+//!
+//! [`install`] (or the `ascendcl-mock` binary of this crate, feature `cli`:
+//! `ascendcl-mock install --prefix DIR`) writes every library of
+//! [`LIBRARIES`] to `DIR/lib` and the C headers to `DIR/include`, a path that
+//! does not change between builds:
+//!
+//! ```sh
+//! cargo install ascendcl-mock --features cli
+//! ascendcl-mock install --prefix "$HOME/.local/ascendcl-mock"
+//! cc app.c -I"$HOME/.local/ascendcl-mock/include" -L"$HOME/.local/ascendcl-mock/lib" -lascendcl
+//! LD_LIBRARY_PATH="$HOME/.local/ascendcl-mock/lib" ./a.out
+//! ```
 //!
 //! ```
 //! let mock = ascendcl_mock::select().expect("the mock library is built");
@@ -47,6 +116,7 @@
 //! ```
 
 mod control;
+mod install;
 mod journal;
 mod json;
 mod record;
@@ -57,6 +127,9 @@ pub mod trace;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub use control::{Fault, LiveCounts, Misuse, Mock, Resource};
+pub use install::{
+    InstallError, Installation, LIBRARIES, MockLibrary, find_library, install, library_dir,
+};
 pub use journal::JournalEntry;
 pub use record::Recorder;
 pub use replay::{
@@ -200,16 +273,25 @@ impl std::ops::Deref for Session {
 
 /// Takes the process-wide test lock, selects the mock and resets it.
 ///
+/// The lock is held until the [`Session`] is dropped: tests of one binary
+/// that take it run one after the other, and a test must not take it twice.
+///
 /// # Panics
 /// If another library is already selected for this process (a test setup
-/// error, reported loudly on purpose).
+/// error, reported loudly on purpose). [`try_session`] returns it instead.
 pub fn session() -> Session {
+    try_session().unwrap_or_else(|e| panic!("cannot use the mock: {e}"))
+}
+
+/// As [`session`], with an error instead of a panic when another AscendCL
+/// library is already in use by this process (or the mock cannot be loaded).
+pub fn try_session() -> Result<Session, ascendcl_sys::LoadError> {
     static LOCK: Mutex<()> = Mutex::new(());
     let guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
-    let mock = select().unwrap_or_else(|e| panic!("cannot use the mock: {e}"));
+    let mock = select()?;
     mock.reset();
-    Session {
+    Ok(Session {
         _guard: guard,
         mock,
-    }
+    })
 }

@@ -34,25 +34,79 @@
 //!
 //! The rules, the failure cases and the known limits are in [`safety`].
 //!
-//! # Quick start (runs on the mock here; on an Atlas card use `Runtime::init()`)
+//! # Quick start
 //!
+//! ```toml
+//! [dependencies]
+//! ascendcl = "0.1"
+//!
+//! [dev-dependencies]
+//! ascendcl = { version = "0.1", features = ["mock"] } # Runtime::mock() in tests
 //! ```
+//!
+//! A program finds CANN's `libascendcl.so` with [`Runtime::init`] (see
+//! [`ascendcl_sys::library`](ascendcl_sys::library()) for where it looks)
+//! and passes the runtime to the code that uses the card:
+//!
+//! ```no_run
 //! use ascendcl::prelude::*;
+//!
+//! fn main() -> ascendcl::Result<()> {
+//!     let rt = Runtime::init()?; // on an Atlas card
+//!     println!("{:?}", add_one(&rt, &[1.0, 2.0, 3.0, 4.0])?);
+//!     Ok(())
+//! }
+//!
+//! /// Uploads `data`, adds 1 on the way back, and returns it.
+//! fn add_one(rt: &Runtime, data: &[f32]) -> ascendcl::Result<Vec<f32>> {
+//!     let device = Device::open(rt, 0)?;
+//!     let ctx = device.default_context();
+//!     let stream = Stream::new(&ctx)?;
+//!
+//!     let input = HostBuffer::from_slice(&ctx, data)?;
+//!     let mut on_device = DeviceBuffer::<f32>::alloc(&ctx, input.len())?;
+//!     let mut output = HostBuffer::<f32>::zeroed(&ctx, input.len())?;
+//!
+//!     stream.copy_host_to_device(&input, &mut on_device)?.wait()?;
+//!     let download = stream.copy_device_to_host(&on_device, &mut output)?;
+//!     download.wait()?; // without this line, reading `output` below does not compile
+//!     Ok(output.iter().map(|x| x + 1.0).collect())
+//! }
+//! ```
+//!
+//! Its tests run the same code on the behavioural mock, with no card and no
+//! CANN: `Runtime::mock()` (feature `mock`, module `ascendcl::mock`) instead
+//! of `Runtime::init()`, with faults on demand and a check that nothing
+//! leaked:
+//!
+#![cfg_attr(feature = "mock", doc = "```")]
+#![cfg_attr(not(feature = "mock"), doc = "```ignore")]
+//! # use ascendcl::prelude::*;
+//! # // add_one exactly as above
+//! # fn add_one(rt: &Runtime, data: &[f32]) -> ascendcl::Result<Vec<f32>> {
+//! #     let device = Device::open(rt, 0)?;
+//! #     let ctx = device.default_context();
+//! #     let stream = Stream::new(&ctx)?;
+//! #     let input = HostBuffer::from_slice(&ctx, data)?;
+//! #     let mut on_device = DeviceBuffer::<f32>::alloc(&ctx, input.len())?;
+//! #     let mut output = HostBuffer::<f32>::zeroed(&ctx, input.len())?;
+//! #     stream.copy_host_to_device(&input, &mut on_device)?.wait()?;
+//! #     let download = stream.copy_device_to_host(&on_device, &mut output)?;
+//! #     download.wait()?;
+//! #     Ok(output.iter().map(|x| x + 1.0).collect())
+//! # }
+//! use ascendcl::mock::Fault;
+//! use ascendcl::sys::ACL_ERROR_RT_MEMORY_ALLOCATION;
+//!
+//! // The body of a `#[test] fn ...() -> ascendcl::Result<()>` in your tests:
 //! # fn main() -> ascendcl::Result<()> {
-//! # let rt = Runtime::with_library(ascendcl_mock::library().unwrap())?;
-//! // let rt = Runtime::init()?;
-//! let device = Device::open(&rt, 0)?;
-//! let ctx = device.default_context();
-//! let stream = Stream::new(&ctx)?;
+//! let rt = Runtime::mock()?; // on the mock, for this test alone
+//! assert_eq!(add_one(&rt, &[1.0, 2.0])?, [2.0, 3.0]);
 //!
-//! let input = HostBuffer::from_slice(&ctx, &[1.0f32, 2.0, 3.0, 4.0])?;
-//! let mut on_device = DeviceBuffer::<f32>::alloc(&ctx, input.len())?;
-//! let mut output = HostBuffer::<f32>::zeroed(&ctx, input.len())?;
-//!
-//! stream.copy_host_to_device(&input, &mut on_device)?.wait()?;
-//! let download = stream.copy_device_to_host(&on_device, &mut output)?;
-//! download.wait()?; // without this line, reading `output` below does not compile
-//! assert_eq!(&output[..], &[1.0, 2.0, 3.0, 4.0]);
+//! rt.inject(Fault::nth("aclrtMalloc", 1, ACL_ERROR_RT_MEMORY_ALLOCATION))?;
+//! let error = add_one(&rt, &[1.0, 2.0]).unwrap_err();
+//! assert_eq!(error.code(), Some(ACL_ERROR_RT_MEMORY_ALLOCATION));
+//! rt.check_clean()?; // nothing leaked on the error path
 //! # Ok(()) }
 //! ```
 //!
@@ -72,6 +126,9 @@ mod device;
 pub mod error;
 mod event;
 mod memory;
+#[cfg(feature = "mock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mock")))]
+pub mod mock;
 pub mod ops;
 mod pending;
 mod queued;
