@@ -277,13 +277,34 @@ impl Mock {
         unsafe { (self.reset)() }
     }
 
-    /// Number of devices, for devices not touched since the last reset.
+    /// Number of devices, for devices not touched since the last reset
+    /// (default 8): 1 to 64, else `Err(100000)`
+    /// (`ACL_ERROR_INVALID_PARAM`).
     pub fn set_device_count(&self, count: u32) -> Result<(), i32> {
         // SAFETY: plain integer argument.
         ok(unsafe { (self.set_device_count)(count) })
     }
 
-    /// Usable HBM per device, for devices not touched since the last reset.
+    /// Usable HBM per device, for devices not touched since the last reset:
+    /// a small card makes out-of-memory paths easy to reach. From 2 MiB to
+    /// 16 TiB (rounded down to a whole page), else `Err(100000)`
+    /// (`ACL_ERROR_INVALID_PARAM`).
+    ///
+    /// ```
+    /// use ascendcl_sys::{ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtMemMallocPolicy};
+    ///
+    /// let mock = ascendcl_mock::session();
+    /// mock.set_hbm_bytes(4 << 20).unwrap(); // 4 MiB
+    /// let lib = mock.library();
+    /// let mut ptr = std::ptr::null_mut();
+    /// let policy = aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST;
+    /// // SAFETY: a valid out-pointer; nothing is allocated, so nothing to free.
+    /// unsafe {
+    ///     lib.aclrtSetDevice(0).unwrap();
+    ///     assert_eq!(lib.aclrtMalloc(&mut ptr, 8 << 20, policy).unwrap(), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    ///     lib.aclrtResetDevice(0).unwrap();
+    /// }
+    /// ```
     pub fn set_hbm_bytes(&self, bytes: u64) -> Result<(), i32> {
         // SAFETY: plain integer argument.
         ok(unsafe { (self.set_hbm_bytes)(bytes) })
@@ -356,7 +377,18 @@ impl Mock {
             .collect()
     }
 
-    /// Every journal entry held.
+    /// Every journal entry held: every call made since the last reset (or
+    /// [`Mock::clear_journal`]), in order, with its return code.
+    ///
+    /// ```
+    /// let mock = ascendcl_mock::session();
+    /// let mut count = 0u32;
+    /// // SAFETY: a valid out-pointer.
+    /// unsafe { mock.library().aclrtGetDeviceCount(&mut count) }.unwrap();
+    /// let calls: Vec<(String, i32)> =
+    ///     mock.journal().iter().map(|e| (e.function().to_string(), e.ret())).collect();
+    /// assert_eq!(calls, [("aclrtGetDeviceCount".to_string(), 0)]);
+    /// ```
     pub fn journal(&self) -> Vec<JournalEntry> {
         self.journal_since(0)
     }
@@ -377,6 +409,26 @@ impl Mock {
     }
 
     /// Injects a fault. Fails for a function the mock does not implement.
+    ///
+    /// The call returns the fault's code, and `aclGetRecentErrMsg` its
+    /// message, as a failing card would:
+    ///
+    /// ```
+    /// use ascendcl_mock::Fault;
+    /// use ascendcl_sys::ACL_ERROR_RT_NO_DEVICE;
+    ///
+    /// let mock = ascendcl_mock::session();
+    /// mock.inject(&Fault::always("aclrtSetDevice", ACL_ERROR_RT_NO_DEVICE).with_message("no card here"))
+    ///     .expect("the mock implements aclrtSetDevice");
+    /// let lib = mock.library();
+    /// // SAFETY: plain integer argument; the message is read right after the call.
+    /// unsafe {
+    ///     assert_eq!(lib.aclrtSetDevice(0).unwrap(), ACL_ERROR_RT_NO_DEVICE);
+    ///     let message = std::ffi::CStr::from_ptr(lib.aclGetRecentErrMsg().unwrap());
+    ///     assert!(message.to_string_lossy().contains("no card here"));
+    /// }
+    /// assert!(mock.inject(&Fault::always("cudaMalloc", 1)).is_err());
+    /// ```
     pub fn inject(&self, fault: &Fault) -> Result<(), i32> {
         let name = CString::new(fault.function.as_str())
             .map_err(|_| ascendcl_sys::ACL_ERROR_INVALID_PARAM)?;

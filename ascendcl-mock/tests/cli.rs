@@ -28,7 +28,12 @@ fn help_names_every_subcommand() {
 #[test]
 fn install_quiet_prints_only_the_exports_and_installs_every_library() {
     let prefix = std::env::temp_dir().join(format!("ascendcl-mock-cli-{}", std::process::id()));
-    let output = run(&["install", "--prefix", prefix.to_str().expect("UTF-8"), "--quiet"]);
+    let output = run(&[
+        "install",
+        "--prefix",
+        prefix.to_str().expect("UTF-8"),
+        "--quiet",
+    ]);
     let stdout = text(&output.stdout);
     let installed: Vec<bool> = ascendcl_mock::LIBRARIES
         .iter()
@@ -52,7 +57,10 @@ fn path_prints_the_build_directory_or_one_library() {
         ascendcl_mock::library_dir().to_str().expect("UTF-8")
     );
     let output = run(&["path", "libnnopbase.so"]);
-    assert_eq!(text(&output.stdout).trim_end(), ascendcl_mock::NNOPBASE_PATH);
+    assert_eq!(
+        text(&output.stdout).trim_end(),
+        ascendcl_mock::NNOPBASE_PATH
+    );
 }
 
 #[test]

@@ -31,10 +31,23 @@ fn install_writes_every_listed_library_byte_identical_to_the_build() {
         let copy = std::fs::read(prefix.0.join("lib").join(library.name)).expect("installed");
         let built = std::fs::read(library.path).expect("built");
         assert!(copy == built, "{} differs from the build", library.name);
-        assert!(installed.files.contains(&installed.lib_dir.join(library.name)));
+        assert!(
+            installed
+                .files
+                .contains(&installed.lib_dir.join(library.name))
+        );
     }
-    for header in ["acl/acl.h", "acl/acl_rt.h", "aclnn/aclnn.h", "aclmock.h", "aclrecord.h"] {
-        assert!(installed.include_dir.join(header).is_file(), "{header} missing");
+    for header in [
+        "acl/acl.h",
+        "acl/acl_rt.h",
+        "aclnn/aclnn.h",
+        "aclmock.h",
+        "aclrecord.h",
+    ] {
+        assert!(
+            installed.include_dir.join(header).is_file(),
+            "{header} missing"
+        );
     }
 }
 
@@ -46,9 +59,16 @@ fn libraries_lists_every_shared_library_the_build_produced() {
         assert!(names.contains(&required), "{required} is not listed");
     }
     for entry in std::fs::read_dir(ascendcl_mock::library_dir()).expect("build dir") {
-        let name = entry.expect("entry").file_name().into_string().expect("UTF-8");
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .into_string()
+            .expect("UTF-8");
         if name.ends_with(".so") {
-            assert!(names.contains(&name.as_str()), "{name} was built but is not listed");
+            assert!(
+                names.contains(&name.as_str()),
+                "{name} was built but is not listed"
+            );
         }
     }
     assert_eq!(
@@ -66,7 +86,10 @@ fn install_again_replaces_the_files_and_leaves_no_temporary_files() {
     std::fs::write(&library, b"stale").expect("overwrite");
     ascendcl_mock::install(&prefix.0).expect("second install");
     let bytes = std::fs::read(&library).expect("installed");
-    assert_eq!(bytes, std::fs::read(ascendcl_mock::LIBRARY_PATH).expect("built"));
+    assert_eq!(
+        bytes,
+        std::fs::read(ascendcl_mock::LIBRARY_PATH).expect("built")
+    );
     let leftovers: Vec<_> = std::fs::read_dir(prefix.0.join("lib"))
         .expect("lib dir")
         .map(|e| e.expect("entry").file_name())
@@ -83,7 +106,10 @@ fn install_under_a_file_fails_naming_the_path_with_a_hint() {
     let error = ascendcl_mock::install(&file).unwrap_err();
     assert!(error.path.starts_with(&file), "{}", error.path.display());
     let text = error.to_string();
-    assert!(text.contains("not-a-directory") && text.contains("--prefix"), "{text}");
+    assert!(
+        text.contains("not-a-directory") && text.contains("--prefix"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -109,8 +135,8 @@ fn c_compiler() -> String {
 fn a_c_program_builds_and_runs_on_the_installed_mock_including_a_fault() {
     let prefix = TempDir::new("c-program");
     let installed = ascendcl_mock::install(&prefix.0).expect("install");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/c-and-python/mock_roundtrip.c");
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/c-and-python/mock_roundtrip.c");
     let exe = prefix.0.join("mock_roundtrip");
     let status = Command::new(c_compiler())
         .arg("-Wall")

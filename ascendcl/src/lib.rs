@@ -116,6 +116,8 @@
 //! carries. Nothing in this crate panics on bad input: lengths, ranges,
 //! device ids and timeouts are checked before any FFI call.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod alloc;
 mod call;
 mod callback;
