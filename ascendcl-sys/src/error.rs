@@ -73,7 +73,10 @@ impl fmt::Display for LoadError {
                 write!(
                     f,
                     "\nSet ASCENDCL_LIBRARY to the path of libascendcl.so (or libacl_rt.so on CANN 8.5+), \
-                     or source CANN's set_env.sh so that ASCEND_TOOLKIT_HOME is set."
+                     or source CANN's set_env.sh so that ASCEND_TOOLKIT_HOME is set. \
+                     Without a card: tests use the behavioural mock with Runtime::mock() (feature \
+                     `mock` of the ascendcl crate); other programs run on it after \
+                     `ascendcl-mock install --prefix DIR` with ASCENDCL_LIBRARY=DIR/lib/libascendcl.so."
                 )
             }
             LoadError::AclnnNotFound { attempts } => {

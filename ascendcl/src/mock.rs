@@ -66,7 +66,9 @@ pub use ascendcl_mock::{
 /// A test's exclusive use of the mock, with the runtime on it.
 ///
 /// Dereferences to [`Runtime`], so `&rt` is what your code takes. Dropping
-/// it lets the next test take the mock.
+/// it lets the next test take the mock. It holds the lock, so it stays on
+/// the test's thread: share `&rt` with scoped threads, or move clones of
+/// [`MockRuntime::runtime`] into spawned ones.
 #[derive(Debug)]
 pub struct MockRuntime {
     // Declared first so it drops before the session's lock is released.

@@ -1,9 +1,11 @@
 //! The program: on an Atlas card (CANN found), or wherever ASCENDCL_LIBRARY
 //! points (e.g. an installed mock: `ascendcl-mock install --prefix DIR`).
 
+use std::process::ExitCode;
+
 use ascendcl::Runtime;
 
-fn main() -> ascendcl::Result<()> {
+fn run() -> ascendcl::Result<()> {
     let rt = Runtime::init()?;
     let (_device, weights) = ascendcl_downstream_example::load(
         &rt,
@@ -19,4 +21,14 @@ fn main() -> ascendcl::Result<()> {
         weights.checksum()?
     );
     Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }
