@@ -86,8 +86,9 @@ impl Runtime {
     /// discards errors parked by an earlier test's destructors, and
     /// initialises the runtime on it. See [the module](crate::mock).
     ///
-    /// A test must not call it again while it holds the result: the second
-    /// call would wait for the first to be dropped.
+    /// A test must not call it again while it holds the result, nor call
+    /// `ascendcl_mock::session()` (the same lock): the second call would
+    /// wait for the first to be dropped.
     ///
     /// Fails with [`Error::Library`] if this process already uses another
     /// AscendCL library (a test binary that called [`Runtime::init`] with a
