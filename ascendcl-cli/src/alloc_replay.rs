@@ -35,7 +35,7 @@ Exit status:
   3  no AscendCL library (see `ascendcl doctor`; --mock runs on the bundled mock),
      a runtime call failed, or a strategy ran out of memory on the trace";
 
-/// `ascendcl alloc-replay`: an allocation trace through three allocation strategies.
+/// Replay a ResNet-50 allocation trace (or a recorded one) through three allocation strategies.
 ///
 /// Replays a ResNet-50 training allocation trace (fp32 by default, the batch
 /// varying 48-96 from step to step) through raw aclrtMalloc/aclrtFree, the

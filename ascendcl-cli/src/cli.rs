@@ -39,16 +39,13 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// What AscendCL setup this machine has, and what is wrong with it.
+    // The help of each command is the doc comment of its arguments struct.
     Doctor(crate::doctor::DoctorArgs),
-    /// Compare two saved tensors (or two directories of .npy files): a verdict from the migration checklist.
     Validate(crate::validate::ValidateArgs),
     /// Record, replay and summarize traces of AscendCL calls.
     #[command(subcommand)]
     Trace(crate::calltrace::TraceCommand),
-    /// Replay a ResNet-50 allocation trace (or a recorded one) through three allocation strategies.
     AllocReplay(crate::alloc_replay::AllocReplayArgs),
-    /// Write the benchmark report (REPORT.md and an SVG plot), from criterion's results and fresh measurements.
     BenchReport(crate::report::command::BenchReportArgs),
 }
 

@@ -25,15 +25,16 @@ pub fn spawn_failure_status(error: &std::io::Error) -> u8 {
     }
 }
 
-/// Runs `program args…` with `command`'s environment, standard streams
-/// inherited. Returns the exit status (see [`exit_status`]); a command that
-/// cannot be started is reported on stderr as `tool: …`.
-pub(super) fn run(tool: &str, mut command: Command, program: &OsString) -> u8 {
+/// Runs `command` (whose program is `program`), standard streams inherited.
+/// Returns its exit status (see [`exit_status`]), or `Err` with the status
+/// of a command that could not be started (see [`spawn_failure_status`]),
+/// reported on stderr as `tool: cannot run …`.
+pub(super) fn run(tool: &str, mut command: Command, program: &OsString) -> Result<u8, u8> {
     match command.status() {
-        Ok(status) => exit_status(status),
+        Ok(status) => Ok(exit_status(status)),
         Err(error) => {
             eprintln!("{tool}: cannot run {}: {error}", program.to_string_lossy());
-            spawn_failure_status(&error)
+            Err(spawn_failure_status(&error))
         }
     }
 }

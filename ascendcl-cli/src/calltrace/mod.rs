@@ -27,11 +27,9 @@ pub use child::{exit_status, spawn_failure_status};
 /// The `trace` subcommands.
 #[derive(Debug, Clone, Subcommand)]
 pub enum TraceCommand {
-    /// Summarize a trace: calls, errors and time per function, live resources over time.
+    // The help of each subcommand is the doc comment of its arguments struct.
     Summary(summary::SummaryArgs),
-    /// Run a command with every AscendCL call it makes recorded into a trace.
     Record(record::RecordArgs),
-    /// Run a command on the bundled mock, replaying a trace (strict: the calls must match).
     Replay(replay::ReplayArgs),
 }
 

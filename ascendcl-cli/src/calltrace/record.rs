@@ -35,7 +35,7 @@ Exit status:
   3    the bundled recording shim could not be written to its cache directory
   126  the command could not be executed; 127 it was not found";
 
-/// `ascendcl trace record`: run a command with its AscendCL calls recorded.
+/// Run a command with every AscendCL call it makes recorded into a trace.
 ///
 /// Runs CMD with the recording shim in front of the AscendCL library (through
 /// LD_PRELOAD for C, C++ and Python programs, through ASCENDCL_LIBRARY for
@@ -152,9 +152,13 @@ pub fn run(args: &RecordArgs) -> u8 {
         .env("ASCENDCL_RECORD_TRACE", &trace)
         .env(ascendcl_sys::LIBRARY_ENV_VAR, &shim)
         .env("LD_PRELOAD", preload);
-    let status = super::child::run("trace record", command, program);
-    report_written(&trace);
-    status
+    match super::child::run("trace record", command, program) {
+        Ok(status) => {
+            report_written(&trace);
+            status
+        }
+        Err(status) => status,
+    }
 }
 
 /// `path` relative to the current directory made absolute, so a command

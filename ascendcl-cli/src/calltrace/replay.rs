@@ -34,7 +34,7 @@ Exit status:
   3    the bundled mock could not be written to its cache directory
   126  the command could not be executed; 127 it was not found";
 
-/// `ascendcl trace replay`: run a command on the bundled mock, replaying a trace.
+/// Run a command on the bundled mock, replaying a trace (strict: the calls must match).
 ///
 /// Strict (the default): the command must make the recorded calls in the
 /// recorded order, per thread; results, out-values, error texts and the
@@ -111,7 +111,15 @@ pub fn run(args: &ReplayArgs) -> u8 {
     ] {
         command.env_remove(var);
     }
-    let status = super::child::run("trace replay", command, program);
+    let status = match super::child::run("trace replay", command, program) {
+        Ok(status) => status,
+        Err(status) => {
+            if args.json {
+                println!("{{\"state\":\"not-started\",\"exit_code\":{status}}}");
+            }
+            return status;
+        }
+    };
     let text = std::fs::read_to_string(&report).ok();
     if args.report.is_none() {
         let _ = std::fs::remove_file(&report);

@@ -18,7 +18,7 @@ Exit status:
   0  the summary was printed
   2  usage error, or a file that is not a readable trace";
 
-/// `ascendcl trace summary`: calls and time per function, failures, live resources.
+/// Summarize a trace of AscendCL calls: calls, failures and time per function, live resources.
 ///
 /// Prints, for every function, its calls, failures and the total, mean, p50
 /// and p99 of its duration; the failures by return code; and the live

@@ -14,7 +14,7 @@ Exit status:
 
 const _: () = assert!(EXIT_OK == crate::EXIT_OK && EXIT_PROBLEMS == crate::EXIT_FINDINGS);
 
-/// `ascendcl doctor`: what AscendCL setup this machine has, and what is wrong with it.
+/// What AscendCL setup this machine has, and what is wrong with it.
 ///
 /// Prints the library loaded (and from where), the runtime's versions, SoC,
 /// run mode, devices and their HBM, the CANN roots searched and their

@@ -25,7 +25,7 @@ Exit status:
   3  no AscendCL library (see `ascendcl doctor`; --mock runs on the bundled mock),
      a runtime call failed, or the report could not be written";
 
-/// `ascendcl bench-report`: the benchmark report.
+/// Write the benchmark report (REPORT.md and an SVG plot) from criterion's results and fresh measurements.
 ///
 /// Reads criterion's medians (run `cargo bench` first; scripts/report.sh
 /// does), measures the safe layer's overhead with raw and safe calls

@@ -42,7 +42,7 @@ Exit status:
   1  investigate or find-the-operator
   2  usage error, unreadable file or shape mismatch";
 
-/// `ascendcl validate`: compare two saved tensors and give a verdict.
+/// Compare two saved tensors (or two directories of .npy files): a verdict from the migration checklist.
 ///
 /// EXPECTED and ACTUAL are .npy files (detected by the .npy extension or the
 /// \x93NUMPY magic) or raw little-endian dumps, which need --dtype and
