@@ -1,4 +1,4 @@
-//! The trace replay behind `alloc_replay`: every strategy replays a trace to
+//! The trace replay behind `ascendcl alloc-replay`: every strategy replays a trace to
 //! the end, reserves at least what is live, and expandable segments reserve
 //! the least and reach the batch size the live bytes allow.
 
