@@ -1,13 +1,14 @@
-//! `ascendcl alloc-replay`: replays a ResNet-50 training allocation trace
-//! (batch size varying from step to step, as real loaders do) through three
-//! strategies on one device: raw `aclrtMalloc`/`aclrtFree`, the caching
-//! allocator on fixed segments, and on expandable segments; then searches the
-//! largest batch each strategy can train without running out of memory.
+//! What `ascendcl alloc-replay` runs: replays a ResNet-50 training allocation
+//! trace (batch size varying from step to step, as real loaders do) through
+//! three strategies on one device:
+//! raw `aclrtMalloc`/`aclrtFree`, the caching allocator on fixed segments,
+//! and on expandable segments; then searches the largest batch each strategy
+//! can train without running out of memory.
 //!
 //! ```text
-//! ascendcl alloc-replay [--mock] [--json] [--dump-trace FILE]
+//! ascendcl alloc-replay [--mock] --json [--dump-trace FILE]
 //!     [--steps 20] [--seed 7] [--dtype fp32|fp16|bf16] [--no-max-batch]
-//! ascendcl alloc-replay --trace FILE [--mock] [--json]
+//! ascendcl alloc-replay [--mock] --trace FILE [--json]
 //! ```
 //!
 //! `--trace FILE` replays a recorded trace instead (e.g. the one
@@ -20,68 +21,13 @@
 //! their progress goes to stderr.
 
 use ascendcl::Device;
-use clap::Args;
 
-use crate::alloc_trace::{
-    Dtype, Schedule, Trace, TrainConfig, max_batch_by_live_bytes, resnet50_trace,
-};
+use crate::alloc_trace::{Dtype, Schedule, TrainConfig, max_batch_by_live_bytes, resnet50_trace};
 use crate::progress::Progress;
 use crate::replay::{Strategy, max_batch_before_oom, probe_trace, replay};
 
-const EXIT_HELP: &str = "\
-Exit status:
-  0  every strategy replayed the trace
-  2  usage error, or a trace file that cannot be read
-  3  no AscendCL library (see `ascendcl doctor`; --mock runs on the bundled mock),
-     a runtime call failed, or a strategy ran out of memory on the trace";
-
-/// Replay a ResNet-50 allocation trace (or a recorded one) through three allocation strategies.
-///
-/// Replays a ResNet-50 training allocation trace (fp32 by default, the batch
-/// varying 48-96 from step to step) through raw aclrtMalloc/aclrtFree, the
-/// caching allocator on fixed segments and on expandable segments, on device
-/// 0; then searches the largest batch each strategy trains without running
-/// out of memory. Reports peak live and reserved bytes, the alloc+free
-/// latency, maps, unmaps and out-of-memory retries.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = EXIT_HELP)]
-pub struct AllocReplayArgs {
-    /// One JSON object per strategy (JSON lines) instead of a table.
-    #[arg(long)]
-    pub json: bool,
-    /// Replay this recorded trace (JSON lines, e.g. from `train_resnet
-    /// --record-trace`) instead of generating one; no batch search.
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<String>,
-    /// Write the replayed trace to FILE as JSON lines.
-    #[arg(long, value_name = "FILE")]
-    pub dump_trace: Option<String>,
-    /// Training steps of the generated trace.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-    pub steps: u32,
-    /// Seed of the batch-size schedule.
-    #[arg(long, default_value_t = 7)]
-    pub seed: u64,
-    /// Precision of the generated trace: fp32, fp16 or bf16 (autocast).
-    #[arg(long, default_value = "fp32", value_parser = parse_dtype)]
-    pub dtype: Dtype,
-    /// Skip the largest-batch search (the slow part).
-    #[arg(long)]
-    pub no_max_batch: bool,
-    /// Run on the mock bundled into this binary instead of this machine's AscendCL library.
-    #[arg(long)]
-    pub mock: bool,
-    /// No progress on stderr.
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
-fn parse_dtype(name: &str) -> Result<Dtype, String> {
-    Dtype::from_name(name).ok_or(format!("unknown dtype {name} (fp32, fp16, bf16)"))
-}
-
-/// The options [`run`] reads, from the command line.
-struct Options {
+/// The options [`run`] reads, from the command line (`super::AllocReplayArgs`).
+pub(super) struct Options {
     json: bool,
     trace: Option<String>,
     dump_trace: Option<String>,
@@ -93,61 +39,25 @@ struct Options {
     progress: Progress,
 }
 
-/// Why the replay could not run.
-enum Failure {
-    /// The trace file cannot be read (exit status 2).
-    Input(Box<dyn std::error::Error>),
-    /// Anything else (exit status 3).
-    Run(Box<dyn std::error::Error>),
-}
-
-impl<E: std::error::Error + 'static> From<E> for Failure {
-    fn from(error: E) -> Failure {
-        Failure::Run(Box::new(error))
-    }
-}
-
-/// Runs `ascendcl alloc-replay`: results on stdout, progress and errors on
-/// stderr; returns the exit status.
-pub fn main(args: &AllocReplayArgs) -> u8 {
-    let options = Options {
-        json: args.json,
-        trace: args.trace.clone(),
-        dump_trace: args.dump_trace.clone(),
-        steps: args.steps as usize,
-        seed: args.seed,
-        dtype: args.dtype,
-        max_batch: !args.no_max_batch,
-        mock: args.mock,
-        progress: Progress::new(!args.quiet),
-    };
-    match run(&options) {
-        Ok(()) => crate::EXIT_OK,
-        Err(Failure::Input(error)) => {
-            eprintln!("error: {error}");
-            crate::EXIT_USAGE
-        }
-        Err(Failure::Run(error)) => {
-            eprintln!("error: {error}");
-            crate::EXIT_FAILED
+impl Options {
+    pub(super) fn new(args: &super::AllocReplayArgs) -> Options {
+        Options {
+            json: args.json,
+            trace: args.trace.clone(),
+            dump_trace: args.dump_trace.clone(),
+            steps: args.steps as usize,
+            seed: args.seed,
+            dtype: args.dtype,
+            max_batch: !args.no_max_batch,
+            mock: args.mock,
+            progress: Progress::new(!args.quiet),
         }
     }
 }
 
-/// Reads the recorded trace at `path`.
-fn read_trace(path: &str) -> Result<Trace, Failure> {
-    let input = |e: &dyn std::fmt::Display| Failure::Input(format!("{path}: {e}").into());
-    let file = std::fs::File::open(path).map_err(|e| input(&e))?;
-    let trace = Trace::from_json_lines(std::io::BufReader::new(file)).map_err(|e| input(&e))?;
-    trace.check().map_err(|e| input(&e))?;
-    Ok(trace)
-}
-
-fn run(options: &Options) -> Result<(), Failure> {
-    let recorded = match &options.trace {
-        Some(path) => Some(read_trace(path)?),
-        None => None,
-    };
+/// Runs the replays and prints their results; errors reading the recorded
+/// trace are [`super::InputError`]s.
+pub(super) fn run(options: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let (rt, backend) = crate::backend::runtime(options.mock)?;
     let device = Device::open(&rt, 0)?;
     let total = device.memory_info()?.total;
@@ -156,6 +66,10 @@ fn run(options: &Options) -> Result<(), Failure> {
         ..TrainConfig::default()
     };
     let schedule = Schedule::varying(options.seed, options.steps, 48, 96)?;
+    let recorded = match &options.trace {
+        Some(path) => Some(super::read_trace(path)?),
+        None => None,
+    };
     let max_batch_search = options.max_batch && recorded.is_none();
     let trace = match recorded {
         Some(trace) => trace,
@@ -213,24 +127,20 @@ fn run(options: &Options) -> Result<(), Failure> {
             .step(&format!("replaying {}", strategy.name()));
         let outcome = replay(&device, &trace, strategy, 0)?;
         if !outcome.completed {
-            return Err(Failure::Run(
-                format!(
-                    "{} ran out of memory on the varying-batch trace",
-                    strategy.name()
-                )
-                .into(),
-            ));
+            return Err(format!(
+                "{} ran out of memory on the varying-batch trace",
+                strategy.name()
+            )
+            .into());
         }
         let max_batch = if max_batch_search {
             let high = live_limit + live_limit / 16;
-            options.progress.step(&format!(
-                "{}: searching the largest batch in 64..={high}",
-                strategy.name()
-            ));
+            let name = strategy.name();
+            options
+                .progress
+                .step(&format!("{name}: largest batch in 64..={high}"));
             Some(max_batch_before_oom(&device, strategy, 64, high, |b| {
-                options
-                    .progress
-                    .step(&format!("{}: batch {b}", strategy.name()));
+                options.progress.step(&format!("{name}: trying batch {b}"));
                 probe_trace(b, options.seed, &config)
             })?)
         } else {
