@@ -11,7 +11,7 @@
 //! `examples/reference/train_resnet_losses.txt`. The example checks every
 //! step's loss against them (1e-3 relative) and exits non-zero otherwise.
 //! `--save-outputs DIR` writes the final logits and some activations as
-//! `.npy` files for `validate` (the migration check: compare them with a
+//! `.npy` files for `ascendcl validate` (the migration check: compare them with a
 //! GPU or PyTorch run). On the mock by default; unchanged on an Atlas card.
 //!
 //! `--record-trace FILE` records every request the caching allocator serves

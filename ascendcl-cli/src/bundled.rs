@@ -68,11 +68,14 @@ pub struct BundleError {
     pub source: std::io::Error,
 }
 
+/// How the text of every [`BundleError`] starts.
+pub const BUNDLE_ERROR_PREFIX: &str = "cannot write the bundled mock to ";
+
 impl std::fmt::Display for BundleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "cannot write the bundled mock to {}: {} (set XDG_CACHE_HOME to a writable directory)",
+            "{BUNDLE_ERROR_PREFIX}{}: {} (set XDG_CACHE_HOME to a writable directory)",
             self.path.display(),
             self.source
         )

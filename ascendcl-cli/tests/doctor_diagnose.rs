@@ -365,3 +365,17 @@ fn problems_come_most_fundamental_first() {
     );
     assert_eq!(Report::new(facts).exit_code(), EXIT_PROBLEMS);
 }
+
+#[test]
+fn a_bundled_mock_that_cannot_be_written_points_at_the_cache_directory() {
+    let mut facts = mock();
+    facts.library = LibraryFacts::Unusable {
+        error: format!(
+            "{}/nope/ascendcl/bundle: Permission denied",
+            ascendcl_cli::bundled::BUNDLE_ERROR_PREFIX
+        ),
+    };
+    facts.runtime = None;
+    let problem = only_problem(&facts, ProblemKind::LibraryUnusable);
+    assert!(problem.fix.contains("XDG_CACHE_HOME"), "{}", problem.fix);
+}

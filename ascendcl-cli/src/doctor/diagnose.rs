@@ -71,7 +71,12 @@ fn library_problems(facts: &Facts, problems: &mut Vec<Problem>) {
             ProblemKind::LibraryUnusable,
             "the AscendCL library could not be loaded".into(),
             vec![error.clone()],
-            "a process uses one AscendCL library: run the doctor on its own".into(),
+            if error.starts_with(crate::bundled::BUNDLE_ERROR_PREFIX) {
+                "set XDG_CACHE_HOME to a writable directory (the bundled mock is written there)"
+                    .into()
+            } else {
+                "a process uses one AscendCL library: run the doctor on its own".into()
+            },
         )),
         LibraryFacts::Loaded(loaded) => {
             if let Some(Err(error)) = &facts.runtime {
