@@ -1,4 +1,4 @@
-//! The `doctor` example's diagnosis (`ascendcl_cli::doctor::diagnose`
+//! `ascendcl doctor`'s diagnosis (`ascendcl_cli::doctor::diagnose`
 //! and `notes`): made-up facts for each problem it names, and what the text
 //! report says about them.
 

@@ -1,4 +1,4 @@
-//! The `doctor` example's gathering (`ascendcl_cli::doctor::gather` and
+//! `ascendcl doctor`'s gathering (`ascendcl_cli::doctor::gather` and
 //! its parts): facts gathered from disk for the CANN roots and the driver,
 //! and one real gathering on the mock.
 //!
