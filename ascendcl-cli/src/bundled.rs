@@ -13,7 +13,11 @@
 //! The hash is that of the four files, so two builds never share a
 //! directory. Before a file is used its content is compared with the bundled
 //! bytes; a file that differs (an interrupted write, an edit) is written
-//! again, atomically (a temporary file renamed over it). The three mock
+//! again, atomically (a temporary file renamed over it). The directory must
+//! belong to the user running the binary and is made private (mode 0700), so
+//! nobody else can swap a library between that check and its loading: a
+//! directory another user created (in a shared temporary directory, say) is
+//! an error, not a library to load. The three mock
 //! libraries sit in one directory because `libopapi.so` finds the other two
 //! through its `$ORIGIN` run path.
 //!
@@ -101,7 +105,8 @@ pub fn cache_dir(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
     }
 }
 
-/// Writes `file` into `dir` unless it is already there with the same bytes.
+/// Writes `file` into `dir` (private, see [`make_private`]) unless it is
+/// already there with the same bytes.
 fn install(dir: &Path, file: &File) -> Result<PathBuf, BundleError> {
     let path = dir.join(file.name);
     let error = |path: &Path, source| BundleError {
@@ -111,7 +116,6 @@ fn install(dir: &Path, file: &File) -> Result<PathBuf, BundleError> {
     if std::fs::read(&path).is_ok_and(|on_disk| on_disk == file.bytes) {
         return Ok(path);
     }
-    std::fs::create_dir_all(dir).map_err(|e| error(dir, e))?;
     // Another process may install the same file at the same time: each
     // writes its own temporary file and renames it, and both contents are
     // the same.
@@ -124,8 +128,35 @@ fn install(dir: &Path, file: &File) -> Result<PathBuf, BundleError> {
     Ok(path)
 }
 
+/// Checks that `dir` belongs to this process's user and makes it private.
+fn make_private(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    // The owner of /proc/self is this process's (effective) user.
+    let me = std::fs::metadata("/proc/self")?.uid();
+    let meta = std::fs::metadata(dir)?;
+    if meta.uid() != me {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "the directory belongs to user {}, not to this user ({me})",
+                meta.uid()
+            ),
+        ));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
 fn installed(file: &File, with_ops: bool) -> Result<PathBuf, BundleError> {
     let dir = cache_dir(&|name| std::env::var_os(name));
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| make_private(&dir))
+        .map_err(|source| BundleError {
+            path: dir.clone(),
+            source,
+        })?;
     if with_ops {
         for ops in [&NNOPBASE, &OPAPI] {
             install(&dir, ops)?;

@@ -169,6 +169,11 @@ fn doctor_with_mock_writes_the_bundled_mock_to_the_cache_and_exits_0() {
         .unwrap()
         .path();
     let mock = bundle.join("libascendcl.so");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&bundle).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the bundle directory is private: {mode:o}");
+    }
     for file in ["libascendcl.so", "libnnopbase.so", "libopapi.so"] {
         assert!(
             bundle.join(file).is_file(),
