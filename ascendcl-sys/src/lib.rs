@@ -38,6 +38,7 @@ mod api;
 mod bindings;
 pub mod cann;
 mod error;
+pub mod hccl;
 pub mod library;
 
 pub use aclnn::{ACLNN_FUNCTIONS, Aclnn, aclnn};
@@ -45,6 +46,7 @@ pub use api::FUNCTIONS;
 pub use bindings::types;
 pub use bindings::types::*;
 pub use error::{Attempt, LoadError, SymbolError};
+pub use hccl::{HCCL_FUNCTIONS, Hccl, hccl_for};
 pub use library::{LIBRARY_ENV_VAR, Library, discover, library, select_library, selected_library};
 
 /// Version of the declared API, as the header's `ACL_*_VERSION` macros say.
