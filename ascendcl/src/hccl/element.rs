@@ -33,8 +33,8 @@ impl ReduceOp {
 
 /// A Rust element type a collective can move, with its `HcclDataType`.
 ///
-/// Implemented for the integer types, `f32`, `f64` and, with the `half`
-/// feature, `half::f16` and `half::bf16`. The type fixes both the dtype
+/// Implemented for the integer types, `f32`, `f64`, [`F16Bits`] and
+/// [`Bf16Bits`] and, with the `half` feature, `half::f16` and `half::bf16`. The type fixes both the dtype
 /// passed to HCCL and the element size the buffer checks use, so the two
 /// cannot disagree.
 pub trait HcclElement: DeviceCopy {
@@ -63,3 +63,28 @@ hccl_element!(
 
 #[cfg(feature = "half")]
 hccl_element!(half::f16 => HCCL_DATA_TYPE_FP16, half::bf16 => HCCL_DATA_TYPE_BFP16);
+
+/// The bits of an IEEE half-precision value, for f16 collectives without
+/// the `half` feature (the same bytes as `half::f16`).
+/// [`validate::f16_bits_to_f32`](crate::validate::f16_bits_to_f32) decodes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct F16Bits(pub u16);
+
+/// The bits of a bfloat16 value, for bf16 collectives without the `half`
+/// feature (the same bytes as `half::bf16`: the top half of an `f32`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct Bf16Bits(pub u16);
+
+// SAFETY: transparent wrappers of u16: no padding, every bit pattern valid,
+// all-zero valid.
+unsafe impl bytemuck::Zeroable for F16Bits {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for F16Bits {}
+// SAFETY: as above.
+unsafe impl bytemuck::Zeroable for Bf16Bits {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Bf16Bits {}
+
+hccl_element!(F16Bits => HCCL_DATA_TYPE_FP16, Bf16Bits => HCCL_DATA_TYPE_BFP16);
