@@ -75,4 +75,31 @@ typedef void (*aclmock_kernel_fn)(void *job, void *const *bufs);
 int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, const aclmock_span *spans, uint32_t nspans,
                                 aclmock_kernel_fn kernel, void (*release)(void *job), void *job);
 
+/* As aclmock_kernel_fn, for work that can fail (a collective whose peers
+ * disagree or never come): returns 0, or an ACL runtime code that fails the
+ * stream (its next synchronize returns it, with `msg`); nothing is written
+ * back to the device then. */
+typedef int32_t (*aclmock_status_kernel_fn)(void *job, void *const *bufs, char *msg, size_t cap);
+/* As aclmock_compute_enqueue, with a kernel that can fail. */
+int32_t aclmock_compute_enqueue_status(aclmock_call *c, void *stream, const aclmock_span *spans, uint32_t nspans,
+                                       aclmock_status_kernel_fn kernel, void (*release)(void *job), void *job);
+
+/* ------------------------------------------------ HCCL (csrc/ext_hccl.c) */
+/* The HCCL timeouts in ms: HCCL_CONNECT_TIMEOUT / HCCL_EXEC_TIMEOUT (seconds),
+ * or ASCENDCL_MOCK_HCCL_TIMEOUT_MS, or aclmockSetHcclTimeouts. Takes the
+ * lock: call outside a call. */
+void aclmock_hccl_timeouts(uint64_t *connect_ms, uint64_t *exec_ms);
+/* Called by aclmockReset before it joins the stream workers, without the
+ * lock: must wake every exchange blocked on a peer. */
+void aclmock_set_reset_hook(void (*hook)(void));
+/* Inside a call: drop and retake the lock around a blocking wait. */
+void aclmock_unlock(void);
+void aclmock_lock(void);
+/* Inside a call: the device of the thread's current context, -1 if none. */
+int32_t aclmock_current_device(void);
+uint32_t aclmock_device_count(void);
+/* Inside a call: the device of a stream (NULL: the current context's default
+ * stream); 0, or the runtime's error (message set) for a bad stream. */
+int32_t aclmock_stream_device(const void *stream, int32_t *device);
+
 #endif /* ACLMOCK_OPS_EXT_H */
