@@ -23,7 +23,7 @@ fn refused(result: ascendcl::Result<impl Sized>, needle: &str) {
 #[test]
 fn wrong_counts_roots_peers_streams_and_devices_are_refused_before_any_hccl_call() {
     common::check(|env| {
-        let (devices, comms) = communicators(&env.rt, 2)?;
+        let (devices, comms) = communicators(env, 2)?;
         let comm = &comms[0];
         let ctx = devices[0].default_context();
         let other_ctx = devices[1].default_context();

@@ -44,7 +44,7 @@ fn all_reduce_rank<T: TestElement>(comm: &Communicator, stream: &Stream) -> asce
 fn all_reduce_of_every_op_and_dtype_equals_the_host_reduction_on_2_3_and_4_ranks() {
     common::check(|env| {
         for ranks in 2..=4 {
-            let (_devices, comms) = communicators(&env.rt, ranks)?;
+            let (_devices, comms) = communicators(env, ranks)?;
             on_ranks(&comms, |comm| {
                 let stream = Stream::new(&comm.device().default_context())?;
                 all_reduce_rank::<i8>(comm, &stream)?;
@@ -67,7 +67,7 @@ fn all_reduce_of_every_op_and_dtype_equals_the_host_reduction_on_2_3_and_4_ranks
 #[test]
 fn all_reduce_in_place_sums_into_the_buffer_it_sends() {
     common::check(|env| {
-        let (_devices, comms) = communicators(&env.rt, 3)?;
+        let (_devices, comms) = communicators(env, 3)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -85,7 +85,7 @@ fn all_reduce_in_place_sums_into_the_buffer_it_sends() {
 #[test]
 fn broadcast_copies_the_roots_buffer_to_every_rank_for_every_root() {
     common::check(|env| {
-        let (_devices, comms) = communicators(&env.rt, 4)?;
+        let (_devices, comms) = communicators(env, 4)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -104,7 +104,7 @@ fn broadcast_copies_the_roots_buffer_to_every_rank_for_every_root() {
 fn all_gather_concatenates_every_ranks_buffer_in_rank_order() {
     common::check(|env| {
         for ranks in [2, 3] {
-            let (_devices, comms) = communicators(&env.rt, ranks)?;
+            let (_devices, comms) = communicators(env, ranks)?;
             on_ranks(&comms, |comm| {
                 let ctx = comm.device().default_context();
                 let stream = Stream::new(&ctx)?;
@@ -125,7 +125,7 @@ fn all_gather_concatenates_every_ranks_buffer_in_rank_order() {
 fn reduce_scatter_gives_each_rank_its_slice_of_the_reduction() {
     common::check(|env| {
         let ranks = 3u32;
-        let (_devices, comms) = communicators(&env.rt, ranks)?;
+        let (_devices, comms) = communicators(env, ranks)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -151,7 +151,7 @@ fn reduce_scatter_gives_each_rank_its_slice_of_the_reduction() {
 fn reduce_writes_the_reduction_on_the_root_and_leaves_other_ranks_alone() {
     common::check(|env| {
         let ranks = 3u32;
-        let (_devices, comms) = communicators(&env.rt, ranks)?;
+        let (_devices, comms) = communicators(env, ranks)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -179,7 +179,7 @@ fn reduce_writes_the_reduction_on_the_root_and_leaves_other_ranks_alone() {
 fn scatter_sends_each_rank_its_slice_of_the_roots_buffer() {
     common::check(|env| {
         let ranks = 4u32;
-        let (_devices, comms) = communicators(&env.rt, ranks)?;
+        let (_devices, comms) = communicators(env, ranks)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -205,7 +205,7 @@ fn scatter_sends_each_rank_its_slice_of_the_roots_buffer() {
 fn send_and_recv_move_a_buffer_around_a_ring() {
     common::check(|env| {
         let ranks = 3u32;
-        let (_devices, comms) = communicators(&env.rt, ranks)?;
+        let (_devices, comms) = communicators(env, ranks)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -234,7 +234,7 @@ fn send_and_recv_move_a_buffer_around_a_ring() {
 fn all_to_all_sends_block_j_to_rank_j() {
     common::check(|env| {
         let ranks = 3u32;
-        let (_devices, comms) = communicators(&env.rt, ranks)?;
+        let (_devices, comms) = communicators(env, ranks)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -258,7 +258,7 @@ fn all_to_all_sends_block_j_to_rank_j() {
 #[test]
 fn barrier_completes_on_every_rank() {
     common::check(|env| {
-        let (_devices, comms) = communicators(&env.rt, 4)?;
+        let (_devices, comms) = communicators(env, 4)?;
         on_ranks(&comms, |comm| {
             let stream = Stream::new(&comm.device().default_context())?;
             comm.barrier(&stream)?.wait()
@@ -271,6 +271,8 @@ fn barrier_completes_on_every_rank() {
 fn communicators_from_a_root_info_blob_reduce_like_init_all_ones() {
     common::check(|env| {
         let ranks = 3u32;
+        env.session
+            .set_hccl_timeouts(hccl_support::PEER_TIMEOUT, hccl_support::PEER_TIMEOUT);
         let devices: Vec<Device> = (0..ranks)
             .map(|i| Device::open(&env.rt, i))
             .collect::<Result<_, _>>()?;

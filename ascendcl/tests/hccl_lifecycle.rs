@@ -30,7 +30,7 @@ fn expected_sum(ranks: u32, len: usize) -> Vec<f32> {
 fn host_access_to_a_receive_buffer_waits_for_a_detached_collective() {
     common::check(|env| {
         env.slow_streams(DELAY);
-        let (_devices, comms) = communicators(&env.rt, 2)?;
+        let (_devices, comms) = communicators(env, 2)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -50,7 +50,7 @@ fn host_access_to_a_receive_buffer_waits_for_a_detached_collective() {
 fn a_leaked_collective_guard_still_orders_host_access_and_frees_after_it() {
     common::check(|env| {
         env.slow_streams(DELAY);
-        let (_devices, comms) = communicators(&env.rt, 2)?;
+        let (_devices, comms) = communicators(env, 2)?;
         on_ranks(&comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -72,7 +72,7 @@ fn a_leaked_collective_guard_still_orders_host_access_and_frees_after_it() {
 fn dropping_a_communicator_with_a_queued_collective_waits_for_it_before_destroying() {
     common::check(|env| {
         env.slow_streams(DELAY);
-        let (_devices, comms) = communicators(&env.rt, 3)?;
+        let (_devices, comms) = communicators(env, 3)?;
         on_owned_ranks(comms, |comm| {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
@@ -100,7 +100,7 @@ fn dropping_a_communicator_with_a_queued_collective_waits_for_it_before_destroyi
 #[test]
 fn destroy_retries_hccl_e_again_and_then_succeeds() {
     common::check(|env| {
-        let (_devices, mut comms) = communicators(&env.rt, 1)?;
+        let (_devices, mut comms) = communicators(env, 1)?;
         let again = HcclResult::HCCL_E_AGAIN.0 as i32;
         env.inject(Fault::nth("HcclCommDestroy", 1, again));
         env.inject(Fault::nth("HcclCommDestroy", 2, again));
@@ -113,7 +113,7 @@ fn destroy_retries_hccl_e_again_and_then_succeeds() {
 #[test]
 fn destroy_gives_up_after_a_bounded_number_of_hccl_e_again_without_panicking() {
     let env = common::env();
-    let (_devices, mut comms) = communicators(&env.rt, 1).expect("one communicator");
+    let (_devices, mut comms) = communicators(&env, 1).expect("one communicator");
     env.inject(Fault::always(
         "HcclCommDestroy",
         HcclResult::HCCL_E_AGAIN.0 as i32,
@@ -126,7 +126,7 @@ fn destroy_gives_up_after_a_bounded_number_of_hccl_e_again_without_panicking() {
         u64::from(DESTROY_ATTEMPTS)
     );
     // The same through Drop: parked, never a panic.
-    let (_devices, comms) = communicators(&env.rt, 1).expect("one communicator");
+    let (_devices, comms) = communicators(&env, 1).expect("one communicator");
     drop(comms);
     let parked = take_deferred_errors();
     assert_eq!(parked.len(), 1, "{parked:?}");
@@ -205,7 +205,7 @@ const COLLECTIVES: [&str; 10] = [
 fn every_collective_runs_on_two_ranks_and_a_failure_of_it_leaves_nothing_alive() {
     for name in COLLECTIVES {
         common::check(|env| {
-            let (_devices, comms) = communicators(&env.rt, 2)?;
+            let (_devices, comms) = communicators(env, 2)?;
             // It works, then it fails on every rank with a typed error.
             on_ranks(&comms, |comm| {
                 let stream = Stream::new(&comm.device().default_context())?;
@@ -240,7 +240,7 @@ fn every_collective_runs_on_two_ranks_and_a_failure_of_it_leaves_nothing_alive()
 #[test]
 fn the_watchdog_reports_the_first_async_error_once_and_stops() {
     common::check(|env| {
-        let (_devices, mut comms) = communicators(&env.rt, 1)?;
+        let (_devices, mut comms) = communicators(env, 1)?;
         let comm = Arc::new(comms.remove(0));
         let (tx, errors) = mpsc::channel();
         let watchdog = Watchdog::spawn(comm.clone(), Duration::from_millis(2), move |e| {

@@ -53,6 +53,8 @@ pub struct Communicator {
     pub(crate) rank: u32,
     pub(crate) size: u32,
     pub(crate) launches: Mutex<Launches>,
+    /// Set once `HcclCommDestroy` succeeded.
+    pub(crate) destroyed: bool,
 }
 
 // SAFETY: an HcclComm is a handle HCCL accepts from any thread (torch_npu
@@ -204,6 +206,7 @@ impl Communicator {
             rank,
             size,
             launches: Mutex::default(),
+            destroyed: false,
         };
         let (mut got_rank, mut got_size) = (u32::MAX, 0u32);
         // SAFETY: a live comm and valid out-pointers.
@@ -271,19 +274,25 @@ impl Communicator {
     /// for its collectives first, then retries `HCCL_E_AGAIN`.
     pub fn destroy(mut self) -> Result<()> {
         let result = self.release();
-        std::mem::forget(self);
+        if result.is_err() {
+            // Not destroyed: the comm, and the device reference that keeps
+            // its device open, are leaked rather than released under it.
+            std::mem::forget(self);
+        }
         result
     }
 
     /// Waits for every tracked collective, then destroys. On error the
     /// communicator must not be destroyed again, nor used.
     fn release(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
         let ctx = self.device.default_context();
-        let launches = std::mem::take(
-            self.launches
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
+        let launches = self
+            .launches
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
         for marker in &launches.markers {
             // A second try: a transient failure is not proof of anything.
             if marker.synchronize().is_err() {
@@ -296,11 +305,13 @@ impl Communicator {
             crate::tracker::synchronize_device(&ctx)
                 .map_err(|e| leaked("a failed launch could not be waited for", e))?;
         }
+        // Every launch is proven finished: forget them only now.
+        *launches = Launches::default();
         ctx.bind()?;
         let mut status = HcclResult::HCCL_SUCCESS;
         for attempt in 0..DESTROY_ATTEMPTS {
             // SAFETY: a live comm with no tracked collective left queued;
-            // destroyed once (`destroy` forgets self, Drop runs once).
+            // destroyed at most once (`destroyed` is set on success).
             let result = unsafe { self.hccl.HcclCommDestroy(self.raw) };
             status = match result {
                 Ok(s) => s,
@@ -313,7 +324,9 @@ impl Communicator {
                 std::thread::sleep(DESTROY_RETRY_SLEEP);
             }
         }
-        super::check(self.hccl, "HcclCommDestroy", Ok(status))
+        super::check(self.hccl, "HcclCommDestroy", Ok(status))?;
+        self.destroyed = true;
+        Ok(())
     }
 }
 
@@ -325,7 +338,11 @@ fn leaked(why: &str, error: Error) -> Error {
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        let result = self.release();
-        crate::deferred::park_result("a communicator", result);
+        if let Err(error) = self.release() {
+            crate::deferred::park("a communicator", error);
+            // Not destroyed: keep its device open (leak the reference) rather
+            // than reset a device a live communicator is bound to.
+            std::mem::forget(self.device.clone());
+        }
     }
 }

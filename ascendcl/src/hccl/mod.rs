@@ -39,17 +39,18 @@
 //! let devices: Vec<_> = (0..2).map(|i| Device::open(&rt, i)).collect::<Result<_, _>>()?;
 //! let comms = Communicator::init_all(&devices)?;
 //! std::thread::scope(|s| {
-//!     for comm in &comms {
-//!         s.spawn(move || -> ascendcl::Result<()> {
-//!             let ctx = comm.device().default_context();
-//!             let stream = Stream::new(&ctx)?;
-//!             let mut grads = DeviceBuffer::from_host(&ctx, &[1.0f32 + comm.rank() as f32; 3])?;
-//!             comm.all_reduce_in_place(&mut grads, ReduceOp::Sum, &stream)?.wait()?;
-//!             assert_eq!(grads.to_vec()?, vec![3.0; 3]);
-//!             Ok(())
-//!         });
+//!     let ranks: Vec<_> = comms.iter().map(|comm| s.spawn(move || -> ascendcl::Result<Vec<f32>> {
+//!         let ctx = comm.device().default_context();
+//!         let stream = Stream::new(&ctx)?;
+//!         let mut grads = DeviceBuffer::from_host(&ctx, &[1.0f32 + comm.rank() as f32; 3])?;
+//!         comm.all_reduce_in_place(&mut grads, ReduceOp::Sum, &stream)?.wait()?;
+//!         grads.to_vec()
+//!     })).collect();
+//!     for rank in ranks {
+//!         assert_eq!(rank.join().unwrap()?, vec![3.0; 3]);
 //!     }
-//! });
+//!     Ok::<(), ascendcl::Error>(())
+//! })?;
 //! # Ok::<(), ascendcl::Error>(())
 //! ```
 

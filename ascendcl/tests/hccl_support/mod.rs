@@ -4,11 +4,22 @@
 #![allow(dead_code)]
 
 use ascendcl::hccl::{Bf16Bits, Communicator, F16Bits, HcclElement, ReduceOp};
-use ascendcl::{Device, Result, Runtime};
+use std::time::Duration;
 
-/// `n` devices and one communicator per device (`HcclCommInitAll`).
-pub fn communicators(rt: &Runtime, n: u32) -> Result<(Vec<Device>, Vec<Communicator>)> {
-    let devices: Vec<Device> = (0..n).map(|i| Device::open(rt, i)).collect::<Result<_>>()?;
+use ascendcl::{Device, Result};
+
+/// How long a rank waits for its peers in these tests (HCCL's connect and
+/// execution timeouts, scaled down from minutes): a test that goes wrong
+/// fails with HCCL_E_TIMEOUT instead of hanging.
+pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `n` devices and one communicator per device (`HcclCommInitAll`), with
+/// the timeouts scaled down to [`PEER_TIMEOUT`].
+pub fn communicators(env: &crate::common::Env, n: u32) -> Result<(Vec<Device>, Vec<Communicator>)> {
+    env.session.set_hccl_timeouts(PEER_TIMEOUT, PEER_TIMEOUT);
+    let devices: Vec<Device> = (0..n)
+        .map(|i| Device::open(&env.rt, i))
+        .collect::<Result<_>>()?;
     let comms = Communicator::init_all(&devices)?;
     Ok((devices, comms))
 }
