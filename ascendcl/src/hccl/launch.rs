@@ -114,7 +114,7 @@ impl Communicator {
             Ok(marker) => {
                 launches.markers.push(marker.clone());
                 let trackers = touches.list.iter().map(|(t, _)| *t).collect();
-                Ok(CollectivePending::new(op, stream, &marker, trackers))
+                Ok(CollectivePending::new(op, self, stream, &marker, trackers))
             }
             Err(error) => {
                 if called.get() {

@@ -4,8 +4,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::deferred;
-use crate::error::Result;
+use crate::error::{HcclError, Result};
 use crate::event::Marker;
+use crate::hccl::Communicator;
 use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
@@ -34,6 +35,7 @@ use crate::tracker::UseTracker;
 #[must_use = "dropping a CollectivePending waits for the collective at once; keep it and call .wait() to overlap work"]
 pub struct CollectivePending<'a> {
     op: &'static str,
+    comm: &'a Communicator,
     queued: Queued<'a>,
     trackers: Vec<&'a UseTracker>,
     _borrows: PhantomData<&'a mut ()>,
@@ -51,12 +53,14 @@ impl std::fmt::Debug for CollectivePending<'_> {
 impl<'a> CollectivePending<'a> {
     pub(crate) fn new(
         op: &'static str,
+        comm: &'a Communicator,
         stream: &'a Stream,
         marker: &Arc<Marker>,
         trackers: Vec<&'a UseTracker>,
     ) -> Self {
         CollectivePending {
             op,
+            comm,
             queued: Queued::new(stream, marker),
             trackers,
             _borrows: PhantomData,
@@ -89,13 +93,36 @@ impl<'a> CollectivePending<'a> {
 
     /// Waits until the collective has run on this rank and releases its
     /// buffers. It can only finish once every rank has launched it.
+    ///
+    /// A collective that failed on the device (ranks that disagreed on the
+    /// count, dtype, op or root; a peer that timed out) is reported here as
+    /// the communicator's asynchronous error ([`Communicator::async_error`]),
+    /// on every rank: the receive buffers then hold nothing meaningful, and
+    /// the communicator should be destroyed.
     pub fn wait(mut self) -> Result<()> {
         deferred::check_parked()?;
         self.finish()
     }
 
     fn finish(&mut self) -> Result<()> {
-        self.queued.finish(self.trackers.iter().copied())
+        let was_waited = self.queued.is_settled();
+        self.queued.finish(self.trackers.iter().copied())?;
+        if was_waited {
+            return Ok(());
+        }
+        match self.comm.async_error() {
+            Ok(None) => Ok(()),
+            Ok(Some(error)) => {
+                let text = format!(
+                    "{} (the communicator's asynchronous error after this collective)",
+                    error.message().unwrap_or("failed on the device")
+                );
+                Err(HcclError::new(error.code(), self.op, Some(text)).into())
+            }
+            // A CANN without the query: the wait itself is all we know.
+            Err(error) if error.is_not_supported() => Ok(()),
+            Err(error) => Err(error),
+        }
     }
 }
 

@@ -16,7 +16,16 @@ pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);
 /// `n` devices and one communicator per device (`HcclCommInitAll`), with
 /// the timeouts scaled down to [`PEER_TIMEOUT`].
 pub fn communicators(env: &crate::common::Env, n: u32) -> Result<(Vec<Device>, Vec<Communicator>)> {
-    env.session.set_hccl_timeouts(PEER_TIMEOUT, PEER_TIMEOUT);
+    communicators_with_timeout(env, n, PEER_TIMEOUT)
+}
+
+/// As [`communicators`], with collectives timing out after `exec`.
+pub fn communicators_with_timeout(
+    env: &crate::common::Env,
+    n: u32,
+    exec: Duration,
+) -> Result<(Vec<Device>, Vec<Communicator>)> {
+    env.session.set_hccl_timeouts(PEER_TIMEOUT, exec);
     let devices: Vec<Device> = (0..n)
         .map(|i| Device::open(&env.rt, i))
         .collect::<Result<_>>()?;
