@@ -31,6 +31,11 @@
 //! # }
 //! ```
 //!
+//! Beside the runtime, two families of libraries are opened on first use,
+//! next to the runtime library by default: the aclnn operator libraries
+//! ([`aclnn`](mod@aclnn)) and HCCL ([`hccl`](mod@hccl): `libhccl.so`, then
+//! `libhcomm.so` for each symbol; types from our header `include/hccl/hccl.h`).
+//!
 //! Nothing here is safe to use casually: the `ascendcl` crate is the safe layer.
 
 pub mod aclnn;

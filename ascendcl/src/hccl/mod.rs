@@ -4,7 +4,7 @@
 //!
 //! * [`RootInfo`] is the 4108-byte rendezvous blob made on the root rank and
 //!   sent to the others out of band.
-//! * A [`Communicator`] is one rank, bound to a [`Device`](crate::Device):
+//! * A [`Communicator`] is one rank, bound to a [`Device`]:
 //!   from a root info ([`Communicator::init_root_info`], one call per rank)
 //!   or for several devices of this process at once
 //!   ([`Communicator::init_all`]).
@@ -22,9 +22,9 @@
 //!   guard is leaked. Counts, buffer sizes, roots and peers are checked
 //!   against the rank count before any HCCL call; the dtype comes from the
 //!   element type ([`HcclElement`]).
-//! * HCCL statuses are [`Error::Hccl`](crate::Error::Hccl) with their name
+//! * HCCL statuses are [`Error::Hccl`] with their name
 //!   and a hint; a function this CANN lacks is
-//!   [`Error::NotSupported`](crate::Error::NotSupported).
+//!   [`Error::NotSupported`].
 //! * A [`Watchdog`] polls a communicator for asynchronous errors.
 //!
 //! The libraries (`libhccl.so`, and `libhcomm.so` on CANN 8.5+) are opened on
