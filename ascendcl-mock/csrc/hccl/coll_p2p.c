@@ -49,8 +49,8 @@ static HcclResult peer_ok(const hm_comm *c, uint32_t peer, const char *what)
     return HCCL_SUCCESS;
 }
 
-static HcclResult p2p(aclmock_call *call, uint32_t kind, void *buf, uint64_t count, int32_t dtype, uint32_t peer,
-                      HcclComm comm, aclrtStream stream)
+static void p2p_journal(aclmock_call *call, uint32_t kind, void *buf, uint64_t count, int32_t dtype, uint32_t peer,
+                        HcclComm comm, aclrtStream stream)
 {
     aclmock_arg_ptr(call, kind == HK_SEND ? "sendBuf" : "recvBuf", buf);
     aclmock_arg_u64(call, "count", count);
@@ -58,6 +58,11 @@ static HcclResult p2p(aclmock_call *call, uint32_t kind, void *buf, uint64_t cou
     aclmock_arg_u64(call, kind == HK_SEND ? "destRank" : "srcRank", peer);
     hm_journal_comm(call, comm);
     aclmock_arg_stream(call, "stream", stream);
+}
+
+static HcclResult p2p(aclmock_call *call, uint32_t kind, void *buf, uint64_t count, int32_t dtype, uint32_t peer,
+                      HcclComm comm, aclrtStream stream)
+{
     if (count == 0) {
         return HCCL_SUCCESS;
     }
@@ -102,6 +107,7 @@ HM_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataTy
                               aclrtStream stream)
 {
     HM_BEGIN(HcclSend);
+    p2p_journal(&call_, HK_SEND, sendBuf, count, dataType, destRank, comm, stream);
     if (fault_) {
         return HM_END(fault_);
     }
@@ -112,6 +118,7 @@ HM_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataTy
                               aclrtStream stream)
 {
     HM_BEGIN(HcclRecv);
+    p2p_journal(&call_, HK_RECV, recvBuf, count, dataType, srcRank, comm, stream);
     if (fault_) {
         return HM_END(fault_);
     }
