@@ -108,7 +108,7 @@ HM_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataTy
 {
     HM_BEGIN(HcclSend);
     p2p_journal(&call_, HK_SEND, sendBuf, count, dataType, destRank, comm, stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     return HM_END(p2p(&call_, HK_SEND, sendBuf, count, dataType, destRank, comm, stream));
@@ -119,7 +119,7 @@ HM_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataTy
 {
     HM_BEGIN(HcclRecv);
     p2p_journal(&call_, HK_RECV, recvBuf, count, dataType, srcRank, comm, stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     return HM_END(p2p(&call_, HK_RECV, recvBuf, count, dataType, srcRank, comm, stream));
@@ -131,7 +131,7 @@ HM_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *items, uint32_t itemNum
     aclmock_arg_u64(&call_, "itemNum", itemNum);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!items) {
@@ -273,7 +273,7 @@ HM_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, 
     aclmock_arg_i64(&call_, "recvType", recvType);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!sendCounts || !sdispls || !recvCounts || !rdispls) {
@@ -298,7 +298,7 @@ HM_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclD
     aclmock_arg_i64(&call_, "dataType", sendType);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     HcclResult rc = same_types(sendType, recvType);
@@ -339,7 +339,7 @@ HM_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCountMa
     aclmock_arg_i64(&call_, "dataType", sendType);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!sendCountMatrix) {

@@ -57,7 +57,7 @@ HM_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *rec
     aclmock_arg_i64(&call_, "dataType", dataType);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!recvCounts || !recvDispls) {
@@ -112,7 +112,7 @@ HM_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, c
     aclmock_arg_i64(&call_, "op", op);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!sendCounts || !sendDispls) {
