@@ -29,6 +29,10 @@ ACLMOCK_EXPORT int32_t aclmock_call_begin(aclmock_call *c, int fn)
     return call_faulted(MC(c)) ? MC(c)->fault_code : 0;
 }
 
+ACLMOCK_EXPORT void aclmock_call_start(aclmock_call *c, int fn) { call_begin(MC(c), fn); }
+
+ACLMOCK_EXPORT int32_t aclmock_call_check(aclmock_call *c) { return call_faulted(MC(c)) ? MC(c)->fault_code : 0; }
+
 ACLMOCK_EXPORT int32_t aclmock_call_end(aclmock_call *c, int32_t rc) { return call_end(MC(c), rc); }
 
 ACLMOCK_EXPORT void aclmock_arg_i64(aclmock_call *c, const char *key, int64_t v) { ja_i64(MC(c), key, v); }

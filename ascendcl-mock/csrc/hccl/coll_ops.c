@@ -118,7 +118,7 @@ HM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count,
     HM_BEGIN(HcclAllReduce);
     journal(&call_, sendBuf, recvBuf, count, dataType, comm, stream);
     aclmock_arg_i64(&call_, "op", op);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (count == 0) {
@@ -144,7 +144,7 @@ HM_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataT
     HM_BEGIN(HcclBroadcast);
     journal(&call_, buf, NULL, count, dataType, comm, stream);
     aclmock_arg_u64(&call_, "root", root);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (count == 0) {
@@ -177,7 +177,7 @@ HM_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCo
 {
     HM_BEGIN(HcclAllGather);
     journal(&call_, sendBuf, recvBuf, sendCount, dataType, comm, stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (sendCount == 0) {
@@ -203,7 +203,7 @@ HM_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t re
     HM_BEGIN(HcclReduceScatter);
     journal(&call_, sendBuf, recvBuf, recvCount, dataType, comm, stream);
     aclmock_arg_i64(&call_, "op", op);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (recvCount == 0) {
@@ -230,7 +230,7 @@ HM_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, Hc
     journal(&call_, sendBuf, recvBuf, count, dataType, comm, stream);
     aclmock_arg_i64(&call_, "op", op);
     aclmock_arg_u64(&call_, "root", root);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (count == 0) {
@@ -261,7 +261,7 @@ HM_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCoun
     HM_BEGIN(HcclScatter);
     journal(&call_, sendBuf, recvBuf, recvCount, dataType, comm, stream);
     aclmock_arg_u64(&call_, "root", root);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (recvCount == 0) {

@@ -17,7 +17,7 @@ HM_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     uint64_t connect_ms, exec_ms;
     aclmock_hccl_timeouts(&connect_ms, &exec_ms);
     HM_BEGIN(HcclGetRootInfo);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!rootInfo) {
@@ -89,8 +89,6 @@ static bool root_valid(const HcclRootInfo *info, hm_root *out)
 static HcclResult init_root(aclmock_call *call, uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
                             HcclComm *comm, uint64_t connect_ms, uint64_t exec_ms)
 {
-    aclmock_arg_u64(call, "nRanks", nRanks);
-    aclmock_arg_u64(call, "rank", rank);
     if (!rootInfo || !comm) {
         aclmock_fail(HCCL_E_PTR, "%s is null", rootInfo ? "comm" : "rootInfo");
         return HCCL_E_PTR;
@@ -148,7 +146,9 @@ HM_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *r
     uint64_t connect_ms, exec_ms;
     aclmock_hccl_timeouts(&connect_ms, &exec_ms);
     HM_BEGIN(HcclCommInitRootInfo);
-    if (fault_) {
+    aclmock_arg_u64(&call_, "nRanks", nRanks);
+    aclmock_arg_u64(&call_, "rank", rank);
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     return HM_END(init_root(&call_, nRanks, rootInfo, rank, comm, connect_ms, exec_ms));
@@ -160,7 +160,9 @@ HM_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootI
     uint64_t connect_ms, exec_ms;
     aclmock_hccl_timeouts(&connect_ms, &exec_ms);
     HM_BEGIN(HcclCommInitRootInfoConfig);
-    if (fault_) {
+    aclmock_arg_u64(&call_, "nRanks", nRanks);
+    aclmock_arg_u64(&call_, "rank", rank);
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!config) {
@@ -175,7 +177,7 @@ HM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t r
     HM_BEGIN(HcclCommInitClusterInfo);
     aclmock_arg_str(&call_, "clusterInfo", clusterInfo);
     aclmock_arg_u64(&call_, "rank", rank);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     (void)comm;
@@ -189,7 +191,7 @@ HM_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *
     aclmock_hccl_timeouts(&connect_ms, &exec_ms);
     HM_BEGIN(HcclCommInitAll);
     aclmock_arg_u64(&call_, "ndev", ndev);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!devices || !comms) {
@@ -274,7 +276,7 @@ HM_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 {
     HM_BEGIN(HcclCommDestroy);
     hm_journal_comm(&call_, comm);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     /* hcomm op_base.cc HcclCommDestroy: a null comm is skipped with success */
@@ -301,7 +303,7 @@ HM_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
 {
     HM_BEGIN(HcclGetRankSize);
     hm_journal_comm(&call_, comm);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!rankSize) {
@@ -322,7 +324,7 @@ HM_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
 {
     HM_BEGIN(HcclGetRankId);
     hm_journal_comm(&call_, comm);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!rank) {
@@ -343,7 +345,7 @@ HM_EXPORT HcclResult HcclGetCommName(HcclComm comm, char *commName)
 {
     HM_BEGIN(HcclGetCommName);
     hm_journal_comm(&call_, comm);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!commName) {
@@ -364,7 +366,7 @@ HM_EXPORT HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError
 {
     HM_BEGIN(HcclGetCommAsyncError);
     hm_journal_comm(&call_, comm);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!asyncError) {

@@ -11,7 +11,7 @@ HM_EXPORT const char *HcclGetErrorString(HcclResult code)
 {
     HM_BEGIN(HcclGetErrorString);
     aclmock_arg_i64(&call_, "code", code);
-    (void)fault_; /* returns text, not a status: a fault cannot change it */
+    (void)HM_FAULTED(); /* returns text, not a status: a fault cannot change it */
     const char *s;
     switch (code) {
     case HCCL_SUCCESS: s = "no error"; break;
@@ -54,7 +54,7 @@ HM_EXPORT HcclResult HcclSetConfig(HcclConfig config, HcclConfigValue configValu
     HM_BEGIN(HcclSetConfig);
     aclmock_arg_i64(&call_, "config", config);
     aclmock_arg_i64(&call_, "value", configValue.value);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (config != HCCL_DETERMINISTIC) {
@@ -71,7 +71,7 @@ HM_EXPORT HcclResult HcclGetConfig(HcclConfig config, HcclConfigValue *configVal
 {
     HM_BEGIN(HcclGetConfig);
     aclmock_arg_i64(&call_, "config", config);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (!configValue) {
@@ -92,7 +92,7 @@ static __thread int group_depth;
 HM_EXPORT HcclResult HcclGroupStart(void)
 {
     HM_BEGIN(HcclGroupStart);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     group_depth++;
@@ -102,7 +102,7 @@ HM_EXPORT HcclResult HcclGroupStart(void)
 HM_EXPORT HcclResult HcclGroupEnd(void)
 {
     HM_BEGIN(HcclGroupEnd);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     if (group_depth == 0) {
@@ -117,7 +117,7 @@ HM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
     HM_BEGIN(HcclBarrier);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
-    if (fault_) {
+    if (HM_FAULTED()) {
         return HM_END(fault_);
     }
     /* hcomm op_base.cc HcclBarrier: CHK_PTR_NULL(comm), CHK_PTR_NULL(stream) */

@@ -187,6 +187,9 @@ static void on_reset(void)
 {
     hm_comm_close_all();
     hm_hub_stop_all();
+    pthread_mutex_lock(&reg);
+    next_id = 0; /* journal names start again at comm1, like the mock's handles */
+    pthread_mutex_unlock(&reg);
     for (;;) {
         pthread_mutex_lock(&reg);
         hm_comm *c = comms;

@@ -47,15 +47,18 @@
 #define HM_STREAM_FAILED 507018  /* ACL_ERROR_RT_AICPU_EXCEPTION */
 #define HM_STREAM_TIMEOUT 507017 /* ACL_ERROR_RT_AICPU_TIMEOUT */
 
-/* One journaled call: begin (counts, applies an injected fault: fault_ is
- * its code, or 0), arguments, end. */
+/* One journaled call: HM_BEGIN (counts it), its arguments, HM_FAULTED()
+ * (the strict replay's match and an injected fault: then end the call with
+ * fault_), the work, HM_END. */
 #define HM_BEGIN(name)                                                                                          \
     aclmock_call call_;                                                                                         \
     static int fn_id_ = -2;                                                                                     \
     if (fn_id_ == -2) {                                                                                         \
         fn_id_ = aclmock_fn_id(#name);                                                                          \
     }                                                                                                           \
-    int32_t fault_ = aclmock_call_begin(&call_, fn_id_)
+    int32_t fault_ = 0;                                                                                         \
+    aclmock_call_start(&call_, fn_id_)
+#define HM_FAULTED() ((fault_ = aclmock_call_check(&call_)) != 0)
 #define HM_END(rc) ((HcclResult)aclmock_call_end(&call_, (int32_t)(rc)))
 #define HM_FAIL(rc, ...) HM_END((aclmock_fail((int32_t)(rc), __VA_ARGS__), (rc)))
 

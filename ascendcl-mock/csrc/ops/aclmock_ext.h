@@ -27,6 +27,11 @@ int aclmock_fn_id(const char *name);
  * code (its message is then set: end the call with that code). */
 int32_t aclmock_call_begin(aclmock_call *c, int fn);
 int32_t aclmock_call_end(aclmock_call *c, int32_t rc);
+/* aclmock_call_begin in two steps, so a strict replay compares the call's
+ * arguments: start (takes the lock, counts the call), the aclmock_arg_*
+ * fields, then check (replay match, injected fault: 0 or the code). */
+void aclmock_call_start(aclmock_call *c, int fn);
+int32_t aclmock_call_check(aclmock_call *c);
 void aclmock_arg_i64(aclmock_call *c, const char *key, int64_t v);
 void aclmock_arg_u64(aclmock_call *c, const char *key, uint64_t v);
 void aclmock_arg_str(aclmock_call *c, const char *key, const char *s);
