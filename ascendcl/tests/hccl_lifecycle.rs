@@ -84,15 +84,31 @@ fn dropping_a_communicator_with_a_queued_collective_waits_for_it_before_destroyi
             assert_eq!(y.to_vec()?, expected_sum(3, 5));
             Ok(())
         })?;
-        // Every destroy found its communicator idle.
-        let destroys: Vec<i32> = env
-            .session
-            .journal()
+        // Every destroy found its communicator idle, and each rank's thread
+        // waited for its collective's marker between queuing and destroying.
+        let journal = env.session.journal();
+        let destroys: Vec<i32> = journal
             .iter()
             .filter(|e| e.function() == "HcclCommDestroy")
             .map(|e| e.ret())
             .collect();
         assert_eq!(destroys, vec![0; 3]);
+        for destroy in journal.iter().filter(|e| e.function() == "HcclCommDestroy") {
+            let thread: Vec<&str> = journal
+                .iter()
+                .filter(|e| e.thread() == destroy.thread() && e.seq() < destroy.seq())
+                .map(|e| e.function())
+                .collect();
+            let launched = thread
+                .iter()
+                .rposition(|f| *f == "HcclAllReduce")
+                .expect("the rank's thread launched the collective");
+            assert!(
+                thread[launched..].contains(&"aclrtSynchronizeEvent"),
+                "destroyed without waiting for the collective: {:?}",
+                &thread[launched..]
+            );
+        }
         Ok(())
     });
 }
@@ -231,7 +247,15 @@ fn every_collective_runs_on_two_ranks_and_a_failure_of_it_leaves_nothing_alive()
                 );
             }
             env.session.clear_faults();
+            env.session.clear_journal();
             drop(comms); // waits device-wide for the failed launches, then destroys
+            let calls = env.calls();
+            let first_destroy = calls.iter().position(|f| f == "HcclCommDestroy").unwrap();
+            let device_waits = calls[..first_destroy]
+                .iter()
+                .filter(|f| *f == "aclrtSynchronizeDevice")
+                .count();
+            assert_eq!(device_waits, 1, "{name}: {calls:?}");
             Ok(())
         });
     }
