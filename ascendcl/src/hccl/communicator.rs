@@ -19,7 +19,9 @@ pub const DESTROY_RETRY_SLEEP: Duration = Duration::from_millis(10);
 /// Collectives launched through a communicator that may still be queued.
 #[derive(Default)]
 pub(crate) struct Launches {
-    /// Markers recorded after each collective, pruned when complete.
+    /// The marker recorded after the latest collective on each stream used:
+    /// a stream runs its work in order, so it covers every earlier one there.
+    /// The list is as long as the number of streams, whatever the queue depth.
     pub(crate) markers: Vec<Arc<Marker>>,
     /// A launch failed after the library was called: it may have queued
     /// work whose marker we do not hold, so only a device-wide wait proves
@@ -28,11 +30,15 @@ pub(crate) struct Launches {
 }
 
 impl Launches {
-    /// Forgets markers that have completed, so the list stays short.
-    pub(crate) fn prune(&mut self) {
-        if self.markers.len() >= 16 {
-            self.markers
-                .retain(|m| !matches!(m.is_complete(), Ok(true)));
+    /// Remembers `marker` as the latest collective on its stream.
+    pub(crate) fn push(&mut self, marker: Arc<Marker>) {
+        match self
+            .markers
+            .iter_mut()
+            .find(|m| m.stream_id == marker.stream_id)
+        {
+            Some(slot) => *slot = marker,
+            None => self.markers.push(marker),
         }
     }
 }

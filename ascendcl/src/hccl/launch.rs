@@ -97,7 +97,6 @@ impl Communicator {
         // One launch at a time per rank; the list of launches is updated
         // under the same lock so that destroy sees every one.
         let mut launches = self.lock_launches();
-        launches.prune();
         let called = Cell::new(false);
         let (hccl, comm) = (self.hccl, self.raw);
         let marker = tracker::enqueue(
@@ -112,7 +111,7 @@ impl Communicator {
         );
         match marker {
             Ok(marker) => {
-                launches.markers.push(marker.clone());
+                launches.push(marker.clone());
                 let trackers = touches.list.iter().map(|(t, _)| *t).collect();
                 Ok(CollectivePending::new(op, self, stream, &marker, trackers))
             }
