@@ -87,8 +87,17 @@ fn main() {
 #[cfg(feature = "bindgen")]
 fn regenerate(include: &std::path::Path) {
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let ours = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include");
     for pass in bindgen_config::Pass::ALL {
+        // HCCL: CANN's headers (C++ only) when installed, else ours (C).
+        let (include, cxx) = match pass.is_hccl() {
+            true if include.join("hccl/hccl_types.h").is_file() => (include, true),
+            true => (ours.as_path(), false),
+            false => (include, false),
+        };
+        let cxx_args: &[&str] = if cxx { &bindgen_config::CXX_ARGS } else { &[] };
         let bindings = bindgen_config::builder(include, pass)
+            .clang_args(cxx_args)
             .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
             .generate()
             .unwrap_or_else(|e| {

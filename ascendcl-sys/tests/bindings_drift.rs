@@ -297,3 +297,104 @@ fn our_aclnn_declarations_equal_cann_operator_headers_item_by_item_when_installe
         mismatches.join("\n")
     );
 }
+
+/// bindgen of one hccl pass in C++ mode, over `include` (ours or CANN's).
+fn generate_cxx(include: &Path, pass: Pass) -> Option<String> {
+    let result = std::panic::catch_unwind(|| {
+        bindgen_config::builder(include, pass)
+            .clang_args(bindgen_config::CXX_ARGS)
+            .generate()
+    });
+    match result {
+        Ok(Ok(bindings)) => Some(bindings.to_string()),
+        Ok(Err(e)) => panic!("bindgen (C++) failed on {}: {e}", include.display()),
+        Err(_) => None,
+    }
+}
+
+#[test]
+fn our_hccl_header_gives_the_same_bindings_in_c_and_in_cpp() {
+    // The committed bindings come from C; CANN's headers can only be read as
+    // C++. Comparing across languages is meaningful only if the language
+    // itself changes nothing for our header.
+    let include = crate_dir().join("include");
+    for pass in [Pass::HcclTypes, Pass::HcclFunctions] {
+        let (Some(c), Some(cxx)) = (generate(&include, pass), generate_cxx(&include, pass)) else {
+            return;
+        };
+        assert_eq!(c, cxx, "{pass:?} differs between C and C++");
+    }
+}
+
+#[test]
+fn every_declared_hccl_function_is_loadable_and_every_loadable_one_is_declared() {
+    let declarations =
+        std::fs::read_to_string(crate_dir().join("src/bindings/hccl_functions.rs")).unwrap();
+    let mut declared: Vec<&str> = declarations
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub fn "))
+        .map(|rest| rest.split('(').next().unwrap())
+        .collect();
+    let mut loadable: Vec<&str> = ascendcl_sys::HCCL_FUNCTIONS.to_vec();
+    declared.sort_unstable();
+    loadable.sort_unstable();
+    assert_eq!(declared, loadable);
+}
+
+/// Our items that CANN's headers do not define as items, each with why.
+/// (Empty: every item of `include/hccl/hccl.h` has the same text in CANN.)
+const HCCL_ALLOWED_DIFFERENCES: &[(&str, &str)] = &[];
+
+#[test]
+fn our_hccl_declarations_equal_cann_hccl_headers_item_by_item_when_installed() {
+    // The install must hold the split headers of CANN 8.5 (hicann/hccl's
+    // `hccl/hccl.h`, hicann/hcomm's `hccl/hccl_types.h` and `hccl_comm.h`),
+    // parsed as C++ as CANN's own builds do. `hccl_comm.h` also includes
+    // `hccl_res.h` and `hccl_launch.h`, whose declarations we do not bind.
+    let Some((root, cann_include)) = cann::find_headers(&|v| std::env::var_os(v)) else {
+        eprintln!("skipped: no CANN install with headers found");
+        return;
+    };
+    let needed = ["hccl/hccl.h", "hccl/hccl_types.h", "hccl/hccl_comm.h"];
+    if let Some(missing) = needed.iter().find(|h| !cann_include.join(h).is_file()) {
+        eprintln!("skipped: the CANN install lacks {missing}");
+        return;
+    }
+    let ours_include = crate_dir().join("include");
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    for pass in [Pass::HcclTypes, Pass::HcclFunctions] {
+        let (Some(ours), Some(theirs)) = (
+            generate(&ours_include, pass),
+            generate_cxx(&cann_include, pass),
+        ) else {
+            return;
+        };
+        let (ours, theirs) = (items(&ours), items(&theirs));
+        for (key, text) in &ours {
+            compared += 1;
+            if let Some((_, why)) = HCCL_ALLOWED_DIFFERENCES.iter().find(|(k, _)| k == key) {
+                eprintln!("not compared ({why}): {key}");
+                continue;
+            }
+            match theirs.get(key) {
+                Some(t) if t == text => {}
+                Some(t) => {
+                    mismatches.push(format!("{key} differs:\n--- ours\n{text}--- CANN\n{t}"))
+                }
+                None => mismatches.push(format!("{key} is not in CANN's headers")),
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} of our {compared} hccl items differ from CANN at {}:\n{}",
+        mismatches.len(),
+        root.path.display(),
+        mismatches.join("\n")
+    );
+    eprintln!(
+        "{compared} hccl items equal CANN's at {}",
+        root.path.display()
+    );
+}

@@ -71,6 +71,7 @@ mod deferred;
 mod device;
 pub mod error;
 mod event;
+pub mod hccl;
 mod memory;
 pub mod ops;
 mod pending;

@@ -84,6 +84,19 @@
 //!   its segments or pages back; a repeatable executor whose launches cannot
 //!   be waited for is not destroyed.
 //!
+//! ## Collectives
+//!
+//! HCCL collectives ([`crate::hccl`]) are queued through the same critical
+//! section as operators: send buffers are tracked as reads, receive buffers
+//! as writes, and a failed HCCL call is tracked as possibly queued. The
+//! communicator also remembers the markers of its collectives (and whether a
+//! failed launch left work without one), and destroying it waits for them —
+//! device-wide for the latter — before `HcclCommDestroy`; if that wait fails
+//! the communicator (and its device reference) is leaked, never destroyed
+//! under queued work. A collective finishes only once every rank has issued
+//! it, so waiting for one whose peers never arrive blocks until HCCL's
+//! execution timeout.
+//!
 //! ## Host callbacks
 //!
 //! A callback blocks its stream until it returns. Waiting for its own stream

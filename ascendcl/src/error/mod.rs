@@ -28,11 +28,13 @@
 //! ```
 
 mod category;
+mod hccl;
 mod names;
 
 use std::fmt;
 
 pub use category::Category;
+pub use hccl::{HcclError, hccl_code_name};
 pub use names::code_name;
 
 /// A `Result` whose error is [`Error`].
@@ -175,6 +177,17 @@ pub enum Error {
     /// have at most one live mapping (see [`VirtualRange::map`](crate::vmm::VirtualRange::map)).
     #[error("physical memory already mapped: {0}")]
     AlreadyMapped(String),
+    /// An HCCL function returned a non-zero status (see [`crate::hccl`]).
+    #[error(transparent)]
+    Hccl(#[from] HcclError),
+    /// The HCCL library of this CANN does not export an optional function
+    /// (for example `HcclBatchSendRecv` or `HcclGetCommAsyncError` on an
+    /// older release), so the feature is not supported here.
+    #[error("{} is not supported by this CANN: {source}", source.symbol)]
+    NotSupported {
+        /// The missing function.
+        source: ascendcl_sys::SymbolError,
+    },
     /// The caching allocator ran out of memory even after releasing its
     /// cache and retrying; carries a snapshot of its statistics.
     #[error(transparent)]
@@ -198,6 +211,8 @@ impl Error {
             Error::CallbackPanicked(_) => Category::Internal,
             Error::Deferred { source, .. } => source.category(),
             Error::OutOfMemory(_) => Category::OutOfMemory,
+            Error::Hccl(e) => e.category(),
+            Error::NotSupported { .. } => Category::LibraryMissing,
         }
     }
 
@@ -213,13 +228,18 @@ impl Error {
 
     /// The symbolic name of the runtime's code.
     pub fn code_name(&self) -> Option<&'static str> {
-        self.code().and_then(code_name)
+        match self {
+            Error::Hccl(e) => e.code_name(),
+            Error::Deferred { source, .. } => source.code_name(),
+            _ => self.code().and_then(code_name),
+        }
     }
 
     /// The runtime's error text, if any.
     pub fn message(&self) -> Option<&str> {
         match self {
             Error::Acl(e) => e.message(),
+            Error::Hccl(e) => e.message(),
             Error::Deferred { source, .. } => source.message(),
             Error::OutOfMemory(oom) => oom.source.as_ref().and_then(AclError::message),
             _ => None,
@@ -229,6 +249,25 @@ impl Error {
     /// Whether the device (or the allocator) ran out of memory.
     pub fn is_out_of_memory(&self) -> bool {
         self.category() == Category::OutOfMemory
+    }
+
+    /// The HCCL status, if an HCCL function returned one.
+    pub fn hccl_code(&self) -> Option<ascendcl_sys::HcclResult> {
+        match self {
+            Error::Hccl(e) => Some(e.code()),
+            Error::Deferred { source, .. } => source.hccl_code(),
+            _ => None,
+        }
+    }
+
+    /// Whether the loaded CANN lacks the function (or the library says the
+    /// operation is unsupported, `HCCL_E_NOT_SUPPORT`).
+    pub fn is_not_supported(&self) -> bool {
+        match self {
+            Error::NotSupported { .. } => true,
+            Error::Deferred { source, .. } => source.is_not_supported(),
+            _ => self.hccl_code() == Some(ascendcl_sys::HcclResult::HCCL_E_NOT_SUPPORT),
+        }
     }
 
     /// Whether a wait gave up after its timeout.
