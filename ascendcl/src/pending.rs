@@ -82,7 +82,7 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     /// want the operation's errors, or drop it and let the next synchronizing
     /// call report them. Dropping it never blocks.
     pub fn detach(mut self) -> Detached {
-        self.queued.into_detached()
+        self.queued.take_detached()
     }
 
     /// Waits until the operation has finished and releases the buffers.

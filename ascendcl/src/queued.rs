@@ -144,7 +144,7 @@ impl<'a> Queued<'a> {
 
     /// Hands the operation to an owned [`Detached`] handle (the trackers
     /// still hold it); the guard is settled afterwards.
-    pub(crate) fn into_detached(&mut self) -> Detached {
+    pub(crate) fn take_detached(&mut self) -> Detached {
         Detached {
             stream: self.stream.clone(),
             marker: self.marker.take(),
