@@ -16,7 +16,9 @@ use crate::tracker::UseTracker;
 /// handle for safety: reading, overwriting or freeing a buffer waits for the
 /// operation, and work on another stream is ordered after it. Keep it to
 /// wait for the operation (and see its errors) at a time of your choosing,
-/// or to poll it; drop it freely: dropping never blocks.
+/// or to poll it; drop it freely: dropping never blocks. It holds a clone of
+/// its stream's handle, so the stream is destroyed only after the handle is
+/// dropped too.
 ///
 /// Its point is loops that keep several transfers in flight, where a guard
 /// that borrows its buffers cannot be stored next to the buffers it borrows
