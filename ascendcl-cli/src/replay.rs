@@ -1,10 +1,13 @@
 //! Replaying an allocation trace through an allocation strategy on a device.
 //!
-//! Three strategies are compared on the same [`Trace`]:
+//! Four strategies are compared on the same [`Trace`]:
 //!
 //! * [`Strategy::Raw`]: one `aclrtMalloc`/`aclrtFree` per tensor (no cache);
 //!   reserved memory is what the device reports as used;
-//! * [`Strategy::Segments`]: the caching allocator on fixed segments;
+//! * [`Strategy::Segments`]: the caching allocator on fixed segments with
+//!   torch_npu's policy, rule for rule (the baseline: what torch_npu does);
+//! * [`Strategy::SegmentsExactCache`]: the same plus this crate's exact-size
+//!   cache of recently freed blocks;
 //! * [`Strategy::Expandable`]: the caching allocator on expandable segments.
 //!
 //! The replay times every allocation and every free, samples reserved and
@@ -13,7 +16,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use ascendcl::alloc::{AllocatorConfig, Block, CachingAllocator};
+use ascendcl::alloc::{AllocatorConfig, Block, CachingAllocator, DEFAULT_EXACT_SIZE_CACHE};
 use ascendcl::{Context, Device, DeviceBuffer, Error, Stream};
 
 use crate::alloc_trace::{OpKind, Schedule, Trace, TrainConfig, resnet50_trace};
@@ -23,21 +26,29 @@ use crate::alloc_trace::{OpKind, Schedule, Trace, TrainConfig, resnet50_trace};
 pub enum Strategy {
     /// `aclrtMalloc` / `aclrtFree` per tensor.
     Raw,
-    /// Caching allocator, fixed segments.
+    /// Caching allocator, fixed segments, torch_npu's policy.
     Segments,
+    /// Fixed segments with the exact-size cache on top of torch_npu's policy.
+    SegmentsExactCache,
     /// Caching allocator, expandable segments with 2 MiB pages.
     Expandable,
 }
 
 impl Strategy {
     /// Every strategy, in report order.
-    pub const ALL: [Strategy; 3] = [Strategy::Raw, Strategy::Segments, Strategy::Expandable];
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Raw,
+        Strategy::Segments,
+        Strategy::SegmentsExactCache,
+        Strategy::Expandable,
+    ];
 
     /// The name used in reports.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Raw => "raw_aclrtMalloc",
             Strategy::Segments => "fixed_segments",
+            Strategy::SegmentsExactCache => "fixed+exact_cache",
             Strategy::Expandable => "expandable_segments",
         }
     }
@@ -113,6 +124,10 @@ pub fn replay(
     let allocator = match strategy {
         Strategy::Raw => None,
         Strategy::Segments => Some(CachingAllocator::new(&ctx, AllocatorConfig::segments())?),
+        Strategy::SegmentsExactCache => Some(CachingAllocator::new(
+            &ctx,
+            AllocatorConfig::segments().with_exact_size_cache(DEFAULT_EXACT_SIZE_CACHE),
+        )?),
         Strategy::Expandable => Some(CachingAllocator::new(&ctx, AllocatorConfig::expandable())?),
     };
     let total = device.memory_info()?.total as u64;

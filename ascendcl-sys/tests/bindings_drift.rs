@@ -2,8 +2,11 @@
 //! and our declarations agree item by item with CANN's headers when an
 //! install is present.
 //!
-//! Needs libclang. Without it these tests print why and pass, unless
-//! `ASCENDCL_REQUIRE_LIBCLANG=1` (set by CI), in which case they fail.
+//! Needs libclang (and CANN's headers, for the comparisons with CANN). The
+//! build script looks for both: when one is missing the tests that need it
+//! are marked ignored with the reason, so `cargo test` shows them as
+//! `ignored`, not `ok`. `ASCENDCL_REQUIRE_LIBCLANG=1` (set by CI) makes them
+//! run anyway, and fail if libclang cannot be loaded.
 //! `ASCENDCL_BLESS_BINDINGS=1` rewrites the committed files instead of comparing.
 
 #[allow(dead_code)]
@@ -43,6 +46,10 @@ fn generate(include: &Path, pass: Pass) -> Option<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(ascendcl_libclang),
+    ignore = "needs libclang, not found when ascendcl-sys was built (Debian: apt-get install libclang-dev)"
+)]
 fn committed_bindings_equal_a_fresh_generation_from_our_header() {
     let include = crate_dir().join("include");
     for pass in Pass::ALL {
@@ -152,6 +159,10 @@ fn item_key(text: &str) -> Option<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(ascendcl_libclang, ascendcl_cann_headers)),
+    ignore = "needs libclang and a CANN install with headers, not both found when ascendcl-sys was built"
+)]
 fn our_declarations_equal_cann_headers_item_by_item_when_cann_is_installed() {
     let Some((root, cann_include)) = cann::find_headers(&|v| std::env::var_os(v)) else {
         eprintln!("skipped: no CANN install with headers found");
@@ -253,6 +264,10 @@ fn generate_cann_aclnn(cann_include: &Path, pass: Pass) -> Option<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(ascendcl_libclang, ascendcl_cann_headers)),
+    ignore = "needs libclang and a CANN install with headers, not both found when ascendcl-sys was built"
+)]
 fn our_aclnn_declarations_equal_cann_operator_headers_item_by_item_when_installed() {
     let Some((root, cann_include)) = cann::find_headers(&|v| std::env::var_os(v)) else {
         eprintln!("skipped: no CANN install with headers found");

@@ -57,7 +57,13 @@
 //! its buffers' trackers, so the next host access, free or use on another
 //! stream waits for it or is ordered after it. The guard holds its marker
 //! weakly, so forgetting it leaks nothing. Forgetting a *buffer* leaks its
-//! memory, which is safe.
+//! memory, which is safe. [`Pending::detach`](crate::Pending::detach) is the
+//! same thing said on purpose: the [`Detached`](crate::Detached) handle it
+//! returns borrows nothing and only *reads* the marker (to wait or poll), so
+//! it cannot weaken the trackers; it is how pipelines keep several transfers
+//! in flight. A view of part of a buffer (`HostBuffer::slice`, device
+//! `slice`) records its uses on the whole buffer's tracker: conservative,
+//! never unsound.
 //!
 //! ## After a runtime failure
 //!

@@ -1,8 +1,8 @@
-//! What `ascendcl alloc-replay` runs: replays a ResNet-50 training allocation
-//! trace (batch size varying from step to step, as real loaders do) through
-//! three strategies on one device:
-//! raw `aclrtMalloc`/`aclrtFree`, the caching allocator on fixed segments,
-//! and on expandable segments; then searches the largest batch each strategy
+//! What `ascendcl alloc-replay` runs: replays a ResNet-50 training allocation trace (batch size varying from
+//! step to step, as real loaders do) through four strategies on one device:
+//! raw `aclrtMalloc`/`aclrtFree`, the caching allocator on fixed segments
+//! with torch_npu's policy (the baseline), the same with the exact-size
+//! cache, and on expandable segments; then searches the largest batch each strategy
 //! can train without running out of memory.
 //!
 //! ```text

@@ -193,7 +193,7 @@ fn replay_section(
     let sample = (trace.ops.len() / 600).max(1);
     for (strategy, color) in Strategy::ALL
         .into_iter()
-        .zip(["#d62728", "#ff7f0e", "#2ca02c"])
+        .zip(["#d62728", "#ff7f0e", "#9467bd", "#2ca02c"])
     {
         options
             .progress

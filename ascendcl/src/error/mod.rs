@@ -94,7 +94,7 @@ impl fmt::Display for AclError {
         if let Some(message) = &self.message {
             write!(f, "\nruntime message: {}", message.trim_end())?;
         }
-        let hint = function_hint(self.function, self.category())
+        let hint = function_hint(self.function, self.code, self.category())
             .or(code_hint(self.code))
             .or(self.category().hint());
         if let Some(hint) = hint {
@@ -105,13 +105,31 @@ impl fmt::Display for AclError {
 }
 
 /// What to do, when the function that failed says more than the code: the
-/// runtime reports pinned host memory running out with the device codes.
-fn function_hint(function: &str, category: Category) -> Option<&'static str> {
+/// runtime reports pinned host memory running out with the device codes, and
+/// an elapsed time asked of an event that was never recorded with a generic
+/// internal error.
+fn function_hint(function: &str, code: i32, category: Category) -> Option<&'static str> {
     match (function, category) {
         ("aclrtMallocHost", Category::OutOfMemory) => Some(
             "pinned host memory ran out (not device memory): drop HostBuffers you no longer \
              need, reuse staging buffers, or pin less at once",
         ),
+        // The runtime answers 507000 when either event has no recording
+        // (hicann/runtime v8.5.0 src/runtime/feature/src/event/event.cc:1121-1124,
+        // as the mock's event.c notes): a usage error, not a device fault.
+        ("aclrtEventElapsedTime", _) if code == ascendcl_sys::ACL_ERROR_RT_INTERNAL_ERROR => Some(
+            "an event that was never recorded has no timestamp (this is a usage error, the \
+             device is fine): record both events on a stream (start before the work, end \
+             after it), synchronize the end event, then call elapsed",
+        ),
+        ("aclrtEventElapsedTime", _)
+            if code == ascendcl_sys::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID =>
+        {
+            Some(
+                "create both events with EventFlags::TIMELINE, and synchronize the end event \
+             before asking for the elapsed time",
+            )
+        }
         _ => None,
     }
 }
