@@ -28,6 +28,11 @@
 //!   `libopapi.so` (`csrc/ops/op_*.c`: the aclnn operators). Both sit next to
 //!   `libascendcl.so`, link it by its soname with rpath `$ORIGIN`, and share
 //!   its device state through its `aclmock_*` entry points (`csrc/ext_ops.c`).
+//! * `rustc-env` `ASCENDCL_MOCK_HCOMM_PATH` and metadata `hcomm`: the mock's
+//!   `libhcomm.so` (`csrc/hccl/comm_*.c`: HCCL communicators, the rendezvous
+//!   hub); `ASCENDCL_MOCK_HCCL_PATH` and metadata `hccl`: its `libhccl.so`
+//!   (`csrc/hccl/coll_*.c`: the collectives), which links `libhcomm.so`. Both
+//!   sit next to `libascendcl.so` and share its state (`csrc/ext_hccl.c`).
 //! * `OUT_DIR/mock_libraries.rs`: [`SHARED_LIBRARIES`] with their built paths
 //!   (the crate's `LIBRARIES`), and `OUT_DIR/mock_embedded.rs`: their bytes and
 //!   the C headers (ours and `ascendcl-sys`'s), which the `ascendcl-mock`
@@ -60,6 +65,14 @@ const SHARED_LIBRARIES: &[(&str, &str)] = &[
     (
         "libopapi.so",
         "the mock's aclnn operators (beside libascendcl.so)",
+    ),
+    (
+        "libhcomm.so",
+        "the mock's HCCL communicators (beside libascendcl.so)",
+    ),
+    (
+        "libhccl.so",
+        "the mock's HCCL collectives (beside libhcomm.so and libascendcl.so)",
     ),
     (
         "libascendcl_record.so",
@@ -185,6 +198,70 @@ fn main() {
         .arg("-l:libascendcl.so")
         .arg("-lm");
     run(op, "the mock's libopapi.so");
+
+    // The HCCL libraries (csrc/hccl/): comm_*.c -> libhcomm.so, coll_*.c ->
+    // libhccl.so, which links libhcomm.so (a dlsym on libhccl's handle also
+    // finds the communicator symbols, as with CANN's split libraries).
+    let hccl_dir = manifest_dir.join("csrc").join("hccl");
+    let hccl_sources = |prefix: &str| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&hccl_dir)
+            .expect("csrc/hccl/ exists")
+            .map(|e| e.expect("readable csrc/hccl entry").path())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "c")
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(prefix))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let hcomm = out_dir.join("libhcomm.so");
+    let mut hc = compiler.to_command();
+    common_flags(&mut hc, &includes)
+        .arg("-shared")
+        .arg("-Wl,-z,defs")
+        .arg("-Wl,-soname,libhcomm.so")
+        .arg("-Wl,-rpath,$ORIGIN")
+        .arg("-o")
+        .arg(&hcomm)
+        .args(hccl_sources("comm_"))
+        // f16/bf16 conversions for the reductions
+        .arg(ops_dir.join("dtype.c"))
+        .arg("-L")
+        .arg(&out_dir)
+        .arg("-l:libascendcl.so")
+        .arg("-lpthread")
+        .arg("-lm");
+    run(hc, "the mock's libhcomm.so");
+    let hccl = out_dir.join("libhccl.so");
+    let mut hl = compiler.to_command();
+    common_flags(&mut hl, &includes)
+        .arg("-shared")
+        .arg("-Wl,-z,defs")
+        .arg("-Wl,-soname,libhccl.so")
+        .arg("-Wl,-rpath,$ORIGIN")
+        .arg("-Wl,--no-as-needed")
+        .arg("-o")
+        .arg(&hccl)
+        .args(hccl_sources("coll_"))
+        .arg("-L")
+        .arg(&out_dir)
+        .arg("-l:libhcomm.so")
+        .arg("-l:libascendcl.so")
+        .arg("-lpthread");
+    run(hl, "the mock's libhccl.so");
+    println!(
+        "cargo::rustc-env=ASCENDCL_MOCK_HCCL_PATH={}",
+        hccl.display()
+    );
+    println!("cargo::metadata=hccl={}", hccl.display());
+    println!(
+        "cargo::rustc-env=ASCENDCL_MOCK_HCOMM_PATH={}",
+        hcomm.display()
+    );
+    println!("cargo::metadata=hcomm={}", hcomm.display());
 
     println!(
         "cargo::rustc-env=ASCENDCL_MOCK_NNOPBASE_PATH={}",

@@ -29,6 +29,10 @@ ACLMOCK_EXPORT int32_t aclmock_call_begin(aclmock_call *c, int fn)
     return call_faulted(MC(c)) ? MC(c)->fault_code : 0;
 }
 
+ACLMOCK_EXPORT void aclmock_call_start(aclmock_call *c, int fn) { call_begin(MC(c), fn); }
+
+ACLMOCK_EXPORT int32_t aclmock_call_check(aclmock_call *c) { return call_faulted(MC(c)) ? MC(c)->fault_code : 0; }
+
 ACLMOCK_EXPORT int32_t aclmock_call_end(aclmock_call *c, int32_t rc) { return call_end(MC(c), rc); }
 
 ACLMOCK_EXPORT void aclmock_arg_i64(aclmock_call *c, const char *key, int64_t v) { ja_i64(MC(c), key, v); }
@@ -78,6 +82,7 @@ typedef struct compute_job {
     aclmock_span *spans;
     uint64_t *fps;
     aclmock_kernel_fn kernel;
+    aclmock_status_kernel_fn skernel; /* instead of kernel: may fail the stream */
     void (*release)(void *);
     void *job;
 } compute_job;
@@ -137,11 +142,25 @@ static void compute_finish(mock_task *t, bool executed)
         mem_copy(bufs[i], sp->addr, sp->bytes);
     }
     if (ok) {
+        int32_t status = 0;
+        char msg[256] = "";
         mock_unlock();
-        j->kernel(j->job, bufs);
+        if (j->skernel) {
+            status = j->skernel(j->job, bufs, msg, sizeof(msg));
+        } else {
+            j->kernel(j->job, bufs);
+        }
         mock_lock();
-        /* the memory may have been freed while the kernel ran without the lock */
-        if (spans_still_valid(t, j)) {
+        if (status != 0) {
+            /* the task failed: nothing is written back, the stream's next
+             * synchronize reports the first failure (stream_api.c) */
+            if (!j->stream->sticky) {
+                j->stream->sticky = status;
+                snprintf(j->stream->sticky_msg, sizeof(j->stream->sticky_msg), "%s: %s",
+                         mock_fn_names[t->origin], msg[0] ? msg : "the task failed");
+            }
+        } else if (spans_still_valid(t, j)) {
+            /* the memory may have been freed while the kernel ran without the lock */
             for (uint32_t i = 0; i < j->n; i++) {
                 if (bufs[i] && j->spans[i].use == ACLMOCK_SPAN_WRITE) {
                     mem_copy((void *)(uintptr_t)j->spans[i].addr, bufs[i], j->spans[i].bytes);
@@ -160,9 +179,8 @@ static void compute_finish(mock_task *t, bool executed)
     job_free(j);
 }
 
-ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, const aclmock_span *spans,
-                                               uint32_t nspans, aclmock_kernel_fn kernel, void (*release)(void *job),
-                                               void *job)
+static int32_t enqueue(aclmock_call *c, void *stream, const aclmock_span *spans, uint32_t nspans,
+                       aclmock_kernel_fn kernel, aclmock_status_kernel_fn skernel, void (*release)(void *), void *job)
 {
     compute_job *j = calloc(1, sizeof(*j));
     if (j) {
@@ -180,6 +198,7 @@ ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, co
     }
     j->n = nspans;
     j->kernel = kernel;
+    j->skernel = skernel;
     j->release = release;
     j->job = job;
     if (nspans) {
@@ -247,4 +266,18 @@ ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, co
     order_journal(MC(c), kind);
     aclError e = stream_enqueue(s, t); /* on failure it finished (released) the task */
     return e == ACL_SUCCESS ? 0 : e;
+}
+
+ACLMOCK_EXPORT int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, const aclmock_span *spans,
+                                               uint32_t nspans, aclmock_kernel_fn kernel, void (*release)(void *job),
+                                               void *job)
+{
+    return enqueue(c, stream, spans, nspans, kernel, NULL, release, job);
+}
+
+ACLMOCK_EXPORT int32_t aclmock_compute_enqueue_status(aclmock_call *c, void *stream, const aclmock_span *spans,
+                                                      uint32_t nspans, aclmock_status_kernel_fn kernel,
+                                                      void (*release)(void *job), void *job)
+{
+    return enqueue(c, stream, spans, nspans, NULL, kernel, release, job);
 }

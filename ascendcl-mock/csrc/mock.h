@@ -51,12 +51,14 @@ static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 
 #include "acl_functions.h"
 #include "ops_functions.h"
+#include "hccl_functions.h"
 #include "json_quote.h"
 
 enum mock_fn {
 #define MOCK_FN_ENUM(n) FN_##n,
     MOCK_FUNCTIONS(MOCK_FN_ENUM)
     MOCK_OPS_FUNCTIONS(MOCK_FN_ENUM)
+    MOCK_HCCL_FUNCTIONS(MOCK_FN_ENUM)
 #undef MOCK_FN_ENUM
     FN_COUNT
 };
@@ -191,6 +193,7 @@ struct mock_stream {
     pthread_cond_t cv;
     bool has_thread, stopping, discard;
     aclError sticky; /* reported by the next synchronize of this stream */
+    char sticky_msg[256]; /* what failed (empty: an event wait timed out) */
     bool subscribed;  /* aclrtSubscribeReport (SUBSCRIBE_USER) */
     bool runtime_sub; /* aclrtLaunchHostFunc used it (SUBSCRIBE_RUNTIME) */
     uint64_t sub_thread;
@@ -301,6 +304,7 @@ typedef struct mock_global {
     uint64_t delay_us; /* at most MOCK_MAX_DELAY_US when from the environment */
     bool abort_on_misuse;
     size_t journal_cap;
+    uint64_t hccl_connect_ms, hccl_exec_ms; /* ext_hccl.c */
 
     /* init */
     uint64_t init_count;
@@ -527,6 +531,10 @@ mock_phys *phys_arg(const void *handle, bool allow_freed);
 mock_resv *resv_of(const void *va, int *dev);
 void memory_reset_locked(void);
 void hostderef_install(void);
+
+/* ---------------------------------------------------------------- hccl */
+void hccl_reset_locked(void); /* ext_hccl.c: timeouts from the environment */
+void hccl_before_reset(void);  /* runs libhcomm's reset hook, without the lock */
 
 /* ------------------------------------------------------------ callbacks */
 void callback_execute(mock_stream *s, mock_task *t); /* worker side */

@@ -169,6 +169,7 @@ __attribute__((constructor)) static void mock_load(void)
     G.gen = 1;
     mock_lock();
     read_env_config();
+    hccl_reset_locked();
     faults_reset_locked();
     journal_reset_locked();
     replay_reset_locked();
@@ -205,6 +206,7 @@ static void free_objects_locked(void)
 
 ACLMOCK_EXPORT void aclmockReset(void)
 {
+    hccl_before_reset(); /* wakes collectives blocked in an exchange (ext_hccl.c) */
     mock_lock();
     streams_stop_all_locked();
     /* join every worker, including those of destroyed streams still exiting */
@@ -240,6 +242,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
     sb_free(&G.init_config);
     G.gen++;
     read_env_config();
+    hccl_reset_locked();
     errors_reset_locked();
     faults_reset_locked();
     journal_reset_locked();

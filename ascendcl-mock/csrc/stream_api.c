@@ -210,8 +210,10 @@ static aclError sync_stream(int fn, aclrtStream stream, int32_t timeout, bool ha
     if (s->sticky) {
         aclError e = s->sticky;
         s->sticky = ACL_SUCCESS;
-        return call_end(&c, fail(e, "a task of stream s%llu failed: an event wait timed out",
-                                 (unsigned long long)s->h.id));
+        aclError r = fail(e, "a task of stream s%llu failed: %s", (unsigned long long)s->h.id,
+                          s->sticky_msg[0] ? s->sticky_msg : "an event wait timed out");
+        s->sticky_msg[0] = '\0';
+        return call_end(&c, r);
     }
     return call_end(&c, ACL_SUCCESS);
 }

@@ -34,7 +34,8 @@ typedef enum aclmockResource {
     ACLMOCK_RES_ACLNN_ARRAY = 11,    /* int, float and bool arrays           */
     ACLMOCK_RES_ACLNN_TENSOR_LIST = 12, /* aclCreateTensorList lists         */
     ACLMOCK_RES_ACLNN_EXECUTOR = 13, /* op executors not yet freed (libopapi) */
-    ACLMOCK_RES_COUNT = 14
+    ACLMOCK_RES_HCCL_COMM = 14,      /* HCCL communicators not yet destroyed (libhcomm) */
+    ACLMOCK_RES_COUNT = 15
 } aclmockResource;
 
 /* Kinds of misuse the mock detects. Misuse never passes silently: it is
@@ -77,6 +78,15 @@ int32_t aclmockSetHbmBytes(uint64_t bytesPerDevice);
 int32_t aclmockSetSocName(const char *name);
 /* Every task a stream worker executes first sleeps this long. */
 void aclmockSetStreamDelayUs(uint64_t micros);
+
+/* HCCL timeouts of the mock's libhcomm.so, in milliseconds (0 keeps the
+ * current value): how long HcclCommInitRootInfo waits for every rank, and
+ * how long a collective waits for its peers before failing with
+ * HCCL_E_TIMEOUT. Read at load and at every reset from HCCL_CONNECT_TIMEOUT
+ * and HCCL_EXEC_TIMEOUT (seconds, CANN's variables; defaults 120 and 1836),
+ * both overridden by ASCENDCL_MOCK_HCCL_TIMEOUT_MS. Applies to
+ * communicators created afterwards. */
+void aclmockSetHcclTimeouts(uint64_t connectMs, uint64_t execMs);
 
 /* Live resource counts. */
 uint64_t aclmockLiveCount(aclmockResource kind);

@@ -38,11 +38,13 @@ pub enum Resource {
     AclnnTensorList = 12,
     /// Op executors not yet freed (by a single-use launch or `aclDestroyAclOpExecutor`).
     AclnnExecutor = 13,
+    /// HCCL communicators not yet destroyed (the mock's `libhcomm.so`).
+    HcclComm = 14,
 }
 
 impl Resource {
     /// Every kind, in declaration order.
-    pub const ALL: [Resource; 14] = [
+    pub const ALL: [Resource; 15] = [
         Resource::DeviceBuffer,
         Resource::HostBuffer,
         Resource::Stream,
@@ -57,6 +59,7 @@ impl Resource {
         Resource::AclnnArray,
         Resource::AclnnTensorList,
         Resource::AclnnExecutor,
+        Resource::HcclComm,
     ];
 }
 
@@ -138,7 +141,7 @@ impl Misuse {
 
 /// A snapshot of every live-resource count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct LiveCounts(pub [u64; 14]);
+pub struct LiveCounts(pub [u64; 15]);
 
 impl LiveCounts {
     /// The count of one kind.
@@ -203,6 +206,7 @@ pub struct Mock {
     set_hbm_bytes: unsafe extern "C" fn(u64) -> i32,
     set_soc_name: unsafe extern "C" fn(*const c_char) -> i32,
     set_stream_delay_us: unsafe extern "C" fn(u64),
+    set_hccl_timeouts: unsafe extern "C" fn(u64, u64),
     live_count: unsafe extern "C" fn(u32) -> u64,
     misuse_count: unsafe extern "C" fn(u32) -> u64,
     misuse_log: ReadBuf,
@@ -255,6 +259,7 @@ impl Mock {
             set_hbm_bytes: sym!("aclmockSetHbmBytes"),
             set_soc_name: sym!("aclmockSetSocName"),
             set_stream_delay_us: sym!("aclmockSetStreamDelayUs"),
+            set_hccl_timeouts: sym!("aclmockSetHcclTimeouts"),
             live_count: sym!("aclmockLiveCount"),
             misuse_count: sym!("aclmockMisuseCount"),
             misuse_log: sym!("aclmockMisuseLog"),
@@ -322,6 +327,33 @@ impl Mock {
         let micros = u64::try_from(delay.as_micros()).unwrap_or(u64::MAX);
         // SAFETY: plain integer argument.
         unsafe { (self.set_stream_delay_us)(micros) }
+    }
+
+    /// The HCCL timeouts of the mock's `libhcomm.so` for communicators
+    /// created from now on: how long init waits for every rank
+    /// (`HCCL_CONNECT_TIMEOUT`) and how long a collective waits for its peers
+    /// (`HCCL_EXEC_TIMEOUT`) before failing with `HCCL_E_TIMEOUT`. CANN counts
+    /// them in seconds (defaults 120 s and 1836 s); tests scale them down. A
+    /// zero duration keeps the current value; values below 1 ms become 1 ms.
+    /// [`reset`](Mock::reset) re-reads them from the environment
+    /// (`ASCENDCL_MOCK_HCCL_TIMEOUT_MS` overrides both).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let mock = ascendcl_mock::select().unwrap();
+    /// mock.set_hccl_timeouts(Duration::from_millis(500), Duration::from_millis(300));
+    /// # mock.reset();
+    /// ```
+    pub fn set_hccl_timeouts(&self, connect: Duration, exec: Duration) {
+        let ms = |d: Duration| {
+            if d.is_zero() {
+                0
+            } else {
+                u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+            }
+        };
+        // SAFETY: plain integer arguments.
+        unsafe { (self.set_hccl_timeouts)(ms(connect), ms(exec)) }
     }
 
     /// Live count of one kind of resource.

@@ -58,7 +58,7 @@ pub fn find_library(name: &str) -> Option<&'static MockLibrary> {
 pub struct Installation {
     /// `PREFIX/lib`: every library of [`LIBRARIES`].
     pub lib_dir: PathBuf,
-    /// `PREFIX/include`: `acl/`, `aclnn/` (ascendcl-sys's declarations, what
+    /// `PREFIX/include`: `acl/`, `aclnn/`, `hccl/` (ascendcl-sys's declarations, what
     /// the mock implements), `aclmock.h` (its control API), `aclrecord.h`.
     pub include_dir: PathBuf,
     /// Every file written, libraries first.

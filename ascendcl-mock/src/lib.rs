@@ -148,6 +148,28 @@ pub const NNOPBASE_PATH: &str = env!("ASCENDCL_MOCK_NNOPBASE_PATH");
 /// soname through its `$ORIGIN` rpath.
 pub const OPAPI_PATH: &str = env!("ASCENDCL_MOCK_OPAPI_PATH");
 
+/// Path of the mock's `libhccl.so` (the HCCL collectives), next to
+/// [`LIBRARY_PATH`]. It links [`HCOMM_PATH`], so symbols of the communicator
+/// API are found through its handle too, as with CANN's split libraries.
+/// Collectives run on the mock's stream workers, between the mock's devices
+/// in one process and between processes through a rendezvous socket named in
+/// the root info (`csrc/hccl/hccl_mock.h`).
+pub const HCCL_PATH: &str = env!("ASCENDCL_MOCK_HCCL_PATH");
+
+/// Path of the mock's `libhcomm.so` (HCCL communicators: root info, init,
+/// destroy, rank queries, barrier, errors, group start/end).
+pub const HCOMM_PATH: &str = env!("ASCENDCL_MOCK_HCOMM_PATH");
+
+/// Path of the mock's `libhccl.so` ([`HCCL_PATH`]).
+pub fn hccl_path() -> &'static std::path::Path {
+    std::path::Path::new(HCCL_PATH)
+}
+
+/// Path of the mock's `libhcomm.so` ([`HCOMM_PATH`]).
+pub fn hcomm_path() -> &'static std::path::Path {
+    std::path::Path::new(HCOMM_PATH)
+}
+
 /// Path of the mock's `libnnopbase.so` ([`NNOPBASE_PATH`]).
 pub fn nnopbase_path() -> &'static std::path::Path {
     std::path::Path::new(NNOPBASE_PATH)
@@ -209,6 +231,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     (
         "ASCENDCL_MOCK_ABORT_ON_MISUSE",
         "abort with the message on the first detected misuse (debugging)",
+    ),
+    (
+        "ASCENDCL_MOCK_HCCL_TIMEOUT_MS",
+        "both HCCL timeouts of the mock's libhcomm.so in ms, overriding HCCL_CONNECT_TIMEOUT and HCCL_EXEC_TIMEOUT (seconds; defaults 120 and 1836)",
     ),
     (
         "ASCENDCL_MOCK_REPLAY",

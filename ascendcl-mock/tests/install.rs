@@ -41,6 +41,7 @@ fn install_writes_every_listed_library_byte_identical_to_the_build() {
         "acl/acl.h",
         "acl/acl_rt.h",
         "aclnn/aclnn.h",
+        "hccl/hccl.h",
         "aclmock.h",
         "aclrecord.h",
     ] {
@@ -55,7 +56,13 @@ fn install_writes_every_listed_library_byte_identical_to_the_build() {
 fn libraries_lists_every_shared_library_the_build_produced() {
     let names: Vec<&str> = ascendcl_mock::LIBRARIES.iter().map(|l| l.name).collect();
     assert_eq!(names[0], "libascendcl.so");
-    for required in ["libnnopbase.so", "libopapi.so", "libascendcl_record.so"] {
+    for required in [
+        "libnnopbase.so",
+        "libopapi.so",
+        "libhcomm.so",
+        "libhccl.so",
+        "libascendcl_record.so",
+    ] {
         assert!(names.contains(&required), "{required} is not listed");
     }
     for entry in std::fs::read_dir(ascendcl_mock::library_dir()).expect("build dir") {

@@ -127,6 +127,7 @@ mod deferred;
 mod device;
 pub mod error;
 mod event;
+pub mod hccl;
 mod memory;
 #[cfg(feature = "mock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mock")))]
@@ -149,16 +150,16 @@ pub use error::{AclError, Category, Error, Result};
 pub use event::{Event, EventFlags};
 pub use memory::{
     DeviceBuffer, DeviceCopy, DeviceMemory, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut,
-    HostBuffer, MallocPolicy, Tracked,
+    HostBuffer, HostSlice, HostSliceMut, HostView, HostViewMut, MallocPolicy, Tracked,
 };
-pub use pending::Pending;
+pub use pending::{Detached, Pending};
 pub use runtime::{RunMode, Runtime};
 pub use stream::{Stream, StreamFlags};
 
 /// The types and traits most programs need.
 pub mod prelude {
     pub use crate::{
-        Context, Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, EventFlags, HostBuffer,
-        Pending, Runtime, Stream, StreamFlags,
+        Context, Detached, Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, EventFlags,
+        HostBuffer, Pending, Runtime, Stream, StreamFlags,
     };
 }

@@ -27,6 +27,11 @@ int aclmock_fn_id(const char *name);
  * code (its message is then set: end the call with that code). */
 int32_t aclmock_call_begin(aclmock_call *c, int fn);
 int32_t aclmock_call_end(aclmock_call *c, int32_t rc);
+/* aclmock_call_begin in two steps, so a strict replay compares the call's
+ * arguments: start (takes the lock, counts the call), the aclmock_arg_*
+ * fields, then check (replay match, injected fault: 0 or the code). */
+void aclmock_call_start(aclmock_call *c, int fn);
+int32_t aclmock_call_check(aclmock_call *c);
 void aclmock_arg_i64(aclmock_call *c, const char *key, int64_t v);
 void aclmock_arg_u64(aclmock_call *c, const char *key, uint64_t v);
 void aclmock_arg_str(aclmock_call *c, const char *key, const char *s);
@@ -74,5 +79,32 @@ typedef void (*aclmock_kernel_fn)(void *job, void *const *bufs);
  * noted in the call's journal entry. */
 int32_t aclmock_compute_enqueue(aclmock_call *c, void *stream, const aclmock_span *spans, uint32_t nspans,
                                 aclmock_kernel_fn kernel, void (*release)(void *job), void *job);
+
+/* As aclmock_kernel_fn, for work that can fail (a collective whose peers
+ * disagree or never come): returns 0, or an ACL runtime code that fails the
+ * stream (its next synchronize returns it, with `msg`); nothing is written
+ * back to the device then. */
+typedef int32_t (*aclmock_status_kernel_fn)(void *job, void *const *bufs, char *msg, size_t cap);
+/* As aclmock_compute_enqueue, with a kernel that can fail. */
+int32_t aclmock_compute_enqueue_status(aclmock_call *c, void *stream, const aclmock_span *spans, uint32_t nspans,
+                                       aclmock_status_kernel_fn kernel, void (*release)(void *job), void *job);
+
+/* ------------------------------------------------ HCCL (csrc/ext_hccl.c) */
+/* The HCCL timeouts in ms: HCCL_CONNECT_TIMEOUT / HCCL_EXEC_TIMEOUT (seconds),
+ * or ASCENDCL_MOCK_HCCL_TIMEOUT_MS, or aclmockSetHcclTimeouts. Takes the
+ * lock: call outside a call. */
+void aclmock_hccl_timeouts(uint64_t *connect_ms, uint64_t *exec_ms);
+/* Called by aclmockReset before it joins the stream workers, without the
+ * lock: must wake every exchange blocked on a peer. */
+void aclmock_set_reset_hook(void (*hook)(void));
+/* Inside a call: drop and retake the lock around a blocking wait. */
+void aclmock_unlock(void);
+void aclmock_lock(void);
+/* Inside a call: the device of the thread's current context, -1 if none. */
+int32_t aclmock_current_device(void);
+uint32_t aclmock_device_count(void);
+/* Inside a call: the device of a stream (NULL: the current context's default
+ * stream); 0, or the runtime's error (message set) for a bad stream. */
+int32_t aclmock_stream_device(const void *stream, int32_t *device);
 
 #endif /* ACLMOCK_OPS_EXT_H */

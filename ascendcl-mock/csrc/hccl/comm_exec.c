@@ -1,0 +1,214 @@
+/*
+ * comm_exec.c: the rank side of an exchange. A collective call checks its
+ * arguments and queues a task on the caller's stream (the mock's compute
+ * task: its device buffers enter the happens-before model as reads of the
+ * send buffers and writes of the receive buffers, like an operator's); the
+ * stream worker, when it reaches the task, packs the send data, sends it to
+ * the hub, waits for the result and unpacks it into the receive buffers.
+ * A failed exchange writes nothing, records the communicator's async error
+ * (HcclGetCommAsyncError) and fails the stream: its next synchronize
+ * returns ACL_ERROR_RT_AICPU_EXCEPTION, or ACL_ERROR_RT_AICPU_TIMEOUT when
+ * a peer never came (hccl_mock.h).
+ */
+#include "hccl_mock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hm_job {
+    hm_comm *c;
+    hm_xfer *x;
+} hm_job;
+
+hm_xfer *hm_xfer_new(uint32_t kind, int32_t dtype, int32_t op, uint32_t root, uint64_t count, uint32_t naux,
+                     uint32_t nsend, uint32_t nrecv)
+{
+    hm_xfer *x = calloc(1, sizeof(*x));
+    if (!x) {
+        return NULL;
+    }
+    x->aux = calloc(naux ? naux : 1, sizeof(uint64_t));
+    x->send = calloc(nsend ? nsend : 1, sizeof(*x->send));
+    x->recv = calloc(nrecv ? nrecv : 1, sizeof(*x->recv));
+    if (!x->aux || !x->send || !x->recv) {
+        hm_xfer_free(x);
+        return NULL;
+    }
+    x->d.kind = kind;
+    x->d.dtype = (uint32_t)dtype;
+    x->d.op = (uint32_t)op;
+    x->d.root = root;
+    x->d.count = count;
+    x->d.naux = naux;
+    x->nsend = nsend;
+    x->nrecv = nrecv;
+    return x;
+}
+
+void hm_xfer_free(hm_xfer *x)
+{
+    if (x) {
+        free(x->aux);
+        free(x->send);
+        free(x->recv);
+        free(x);
+    }
+}
+
+void hm_journal_comm(aclmock_call *call, HcclComm comm)
+{
+    char buf[40];
+    uint64_t id = hm_comm_id_of(comm);
+    if (id) {
+        snprintf(buf, sizeof(buf), "comm%llu", (unsigned long long)id);
+    } else {
+        snprintf(buf, sizeof(buf), comm ? "unknown" : "null");
+    }
+    aclmock_arg_str(call, "comm", buf);
+}
+
+HcclResult hm_check(aclmock_call *call, hm_comm *c, aclrtStream stream, int32_t dtype)
+{
+    (void)call;
+    /* hcomm op_base.cc HcclAllReduceInner: CHK_PTR_NULL(stream) -> E_PTR;
+     * hccl src/common/param_check.cc:101-108: unknown dtype -> E_NOT_SUPPORT */
+    if (!stream) {
+        aclmock_fail(HCCL_E_PTR, "stream is null");
+        return HCCL_E_PTR;
+    }
+    if (!hm_dtype_valid(dtype)) {
+        aclmock_fail(HCCL_E_NOT_SUPPORT, "data type %d is not supported", dtype);
+        return HCCL_E_NOT_SUPPORT;
+    }
+    int32_t dev = -1;
+    if (aclmock_stream_device(stream, &dev) != 0) {
+        aclmock_fail(HCCL_E_RUNTIME, "the stream is not a valid stream (the runtime refused it)");
+        return HCCL_E_RUNTIME;
+    }
+    /* The mock's rule, not found in the sources: a communicator's work runs
+     * on its own device, so a stream of another device is refused. */
+    if (dev != c->device) {
+        aclmock_fail(HCCL_E_PARA, "the stream belongs to device %d but the communicator (rank %u) to device %d",
+                     dev, c->rank, c->device);
+        return HCCL_E_PARA;
+    }
+    return HCCL_SUCCESS;
+}
+
+static void job_release(void *p)
+{
+    hm_job *j = p;
+    hm_comm_unref(j->c);
+    hm_xfer_free(j->x);
+    free(j);
+}
+
+static int32_t fail_job(hm_comm *c, int32_t hccl, int32_t acl, char *msg, size_t cap, const char *what)
+{
+    hm_comm_set_async(c, hccl);
+    snprintf(msg, cap, "%s", what);
+    return acl;
+}
+
+/* Stream worker, without the mock's lock. */
+static int32_t job_run(void *p, void *const *bufs, char *msg, size_t cap)
+{
+    hm_job *j = p;
+    hm_comm *c = j->c;
+    hm_xfer *x = j->x;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < x->nsend; i++) {
+        total += x->send[i][2];
+    }
+    unsigned char *data = malloc(total ? total : 1);
+    if (!data) {
+        return fail_job(c, HCCL_E_MEMORY, HM_STREAM_FAILED, msg, cap, "out of host memory");
+    }
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < x->nsend; i++) {
+        if (x->send[i][2]) {
+            memcpy(data + at, (const unsigned char *)bufs[x->send[i][0]] + x->send[i][1], x->send[i][2]);
+        }
+        at += x->send[i][2];
+    }
+    pthread_mutex_lock(&c->io);
+    if (c->destroyed) {
+        pthread_mutex_unlock(&c->io);
+        free(data);
+        snprintf(msg, cap, "the communicator was destroyed before the %s ran", hm_kind_name(x->d.kind));
+        return HM_STREAM_FAILED;
+    }
+    x->d.seq = ++c->seq;
+    x->d.data_len = total;
+    int sr = hm_send(c->fd, HM_OP, &x->d, sizeof(x->d), x->aux, (size_t)x->d.naux * 8, data, total);
+    free(data);
+    uint32_t type = 0;
+    void *reply = NULL;
+    uint64_t len = 0;
+    /* the hub enforces HCCL_EXEC_TIMEOUT; this bound only guards a hub that is gone */
+    int rr = sr ? -1 : hm_recv(c->fd, &type, &reply, &len, hm_now_ns() + (c->exec_ms + 5000ULL) * 1000000ULL);
+    bool destroyed = c->destroyed;
+    pthread_mutex_unlock(&c->io);
+    if (destroyed) {
+        free(reply);
+        snprintf(msg, cap, "the communicator was destroyed while the %s waited for its peers",
+                 hm_kind_name(x->d.kind));
+        return HM_STREAM_FAILED;
+    }
+    hm_result res;
+    if (rr != 0 || type != HM_RESULT || len < sizeof(res)) {
+        free(reply);
+        return fail_job(c, rr == -2 ? HCCL_E_TIMEOUT : HCCL_E_TCP_TRANSFER,
+                        rr == -2 ? HM_STREAM_TIMEOUT : HM_STREAM_FAILED, msg, cap,
+                        rr == -2 ? "no answer from the rendezvous hub in time"
+                                 : "lost the connection to the rendezvous hub (did the root rank's process end?)");
+    }
+    memcpy(&res, reply, sizeof(res));
+    if (res.status != HCCL_SUCCESS) {
+        free(reply);
+        res.msg[sizeof(res.msg) - 1] = '\0';
+        hm_comm_set_async(c, res.status);
+        snprintf(msg, cap, "HCCL error %d: %s", res.status, res.msg);
+        return res.status == HCCL_E_TIMEOUT ? HM_STREAM_TIMEOUT : HM_STREAM_FAILED;
+    }
+    uint64_t want = 0;
+    for (uint32_t i = 0; i < x->nrecv; i++) {
+        want += x->recv[i][2];
+    }
+    if (res.data_len != want || len != sizeof(res) + want) {
+        free(reply);
+        return fail_job(c, HCCL_E_INTERNAL, HM_STREAM_FAILED, msg, cap, "the result has an unexpected size");
+    }
+    const unsigned char *src = (const unsigned char *)reply + sizeof(res);
+    for (uint32_t i = 0; i < x->nrecv; i++) {
+        if (x->recv[i][2]) {
+            memcpy((unsigned char *)bufs[x->recv[i][0]] + x->recv[i][1], src, x->recv[i][2]);
+        }
+        src += x->recv[i][2];
+    }
+    free(reply);
+    return 0;
+}
+
+HcclResult hm_enqueue(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
+                      uint32_t nspans, hm_xfer *x)
+{
+    hm_job *j = calloc(1, sizeof(*j));
+    if (!j) {
+        hm_xfer_free(x);
+        aclmock_fail(HCCL_E_MEMORY, "out of host memory");
+        return HCCL_E_MEMORY;
+    }
+    hm_comm_ref(c);
+    j->c = c;
+    j->x = x;
+    /* releases the job in every case */
+    int32_t rc = aclmock_compute_enqueue_status(call, stream, spans, nspans, job_run, job_release, j);
+    if (rc != 0) {
+        /* a buffer that is not device memory of the stream's device (the
+         * mock's check; a card fails later, in the runtime) */
+        return HCCL_E_PARA;
+    }
+    return HCCL_SUCCESS;
+}

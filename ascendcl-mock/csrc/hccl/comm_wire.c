@@ -1,0 +1,140 @@
+/*
+ * comm_wire.c: the framing of the hub protocol (hccl_mock.h) over a Unix
+ * stream socket: whole writes, reads bounded by a deadline.
+ */
+#include "hccl_mock.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HM_WIRE_MAGIC 0x48434d31u /* "HCM1" */
+/* No message is larger than this (a 16 GiB contribution). */
+#define HM_MAX_PAYLOAD (16ULL << 30)
+
+uint64_t hm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int hm_write_all(int fd, const void *p, size_t n)
+{
+    const char *b = p;
+    while (n) {
+        ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int hm_read_all(int fd, void *p, size_t n, uint64_t deadline_ns)
+{
+    char *b = p;
+    while (n) {
+        int wait_ms = -1;
+        if (deadline_ns) {
+            uint64_t now = hm_now_ns();
+            if (now >= deadline_ns) {
+                return -2;
+            }
+            uint64_t left = (deadline_ns - now + 999999ULL) / 1000000ULL;
+            wait_ms = left > 1000000ULL ? 1000000 : (int)left;
+        }
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, wait_ms);
+        if (pr < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        if (pr == 0) {
+            continue; /* the deadline is checked above */
+        }
+        ssize_t r = recv(fd, b, n, 0);
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN) {
+                continue;
+            }
+            return -1;
+        }
+        if (r == 0) {
+            return -1;
+        }
+        b += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int hm_send(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb, const void *c, size_t nc)
+{
+    hm_hdr h = {.magic = HM_WIRE_MAGIC, .type = type, .len = (uint64_t)na + nb + nc};
+    if (hm_write_all(fd, &h, sizeof(h)) || (na && hm_write_all(fd, a, na)) || (nb && hm_write_all(fd, b, nb)) ||
+        (nc && hm_write_all(fd, c, nc))) {
+        return -1;
+    }
+    return 0;
+}
+
+int hm_recv(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns)
+{
+    hm_hdr h;
+    *payload = NULL;
+    int r = hm_read_all(fd, &h, sizeof(h), deadline_ns);
+    if (r) {
+        return r;
+    }
+    if (h.magic != HM_WIRE_MAGIC || h.len > HM_MAX_PAYLOAD) {
+        return -1;
+    }
+    void *p = malloc(h.len ? h.len : 1);
+    if (!p) {
+        return -1;
+    }
+    /* the sender writes a message whole: once it started, the rest follows */
+    r = hm_read_all(fd, p, h.len, 0);
+    if (r) {
+        free(p);
+        return r;
+    }
+    *type = h.type;
+    *payload = p;
+    *len = h.len;
+    return 0;
+}
+
+int hm_connect(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof(a));
+    a.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(a.sun_path)) {
+        close(fd);
+        return -1;
+    }
+    strcpy(a.sun_path, path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
