@@ -151,6 +151,8 @@ acl_functions! {
     fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
     /// Undoes `aclrtDeviceEnablePeerAccess`.
     fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
+    /// Whether `deviceId` has enabled access to `peerDeviceId` (1) or not (0).
+    fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError;
     /// Process-wide timeout of operator event waits, in seconds.
     fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
     /// Process-wide timeout of operator execution, in seconds.

@@ -351,6 +351,8 @@ aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
 aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
 aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
 aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+/* Whether deviceId has enabled access to peerDeviceId (1) or not (0). */
+aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status);
 /* Process-wide operator timeouts, in seconds (0: the default). */
 aclError aclrtSetOpWaitTimeout(uint32_t timeout);
 aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);

@@ -145,6 +145,13 @@ unsafe extern "C" {
     pub fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclrtDevicePeerAccessStatus(
+        deviceId: i32,
+        peerDeviceId: i32,
+        status: *mut i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
     pub fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
 }
 unsafe extern "C" {
