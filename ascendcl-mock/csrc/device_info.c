@@ -36,7 +36,9 @@ ACLMOCK_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr,
         return call_end(&c, c.fault_code);
     }
     /* device.cpp:342: null -> 100000; api_error_standard_soc.cc:418-433: a
-     * device id outside the device count -> 107000 (not 107001) */
+     * device id outside the device count -> 107000 (not 107001). The figures
+     * come from the driver and the platform tables (api_impl_standard_soc.cc:
+     * 300-382): the mock answers as an Ascend910B1. */
     if (!value) {
         return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "value is null"));
     }
@@ -81,7 +83,7 @@ ACLMOCK_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr,
          * Ascend910B1 in a server has none (mock's choice) */
         return call_end(&c, fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "attribute %d is not available on %s", (int)attr,
                                  G.soc_name));
-    default:
+    default: /* api_impl_standard_soc.cc:346-349 */
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "attr %d is not an aclrtDevAttr", (int)attr));
     }
     *value = v;
