@@ -8,6 +8,9 @@
 //! * `functions.rs`: the function declarations. They are never called (the
 //!   library is opened at run time); `src/api.rs` checks at compile time that
 //!   every function pointer it loads has exactly the declared signature.
+//!
+//! The aclnn header and the profiling header (`acl/acl_prof.h`, not included
+//! by `acl/acl.h`, as in CANN) get the same two passes each.
 
 use std::path::Path;
 
@@ -28,15 +31,21 @@ pub enum Pass {
     AclnnTypes,
     /// aclnn descriptor and operator function declarations.
     AclnnFunctions,
+    /// Profiling types and constants (`acl/acl_prof.h`).
+    ProfTypes,
+    /// Profiling function declarations (`libmsprofiler.so`).
+    ProfFunctions,
 }
 
 impl Pass {
     /// Every pass, in generation order.
-    pub const ALL: [Pass; 4] = [
+    pub const ALL: [Pass; 6] = [
         Pass::Types,
         Pass::Functions,
         Pass::AclnnTypes,
         Pass::AclnnFunctions,
+        Pass::ProfTypes,
+        Pass::ProfFunctions,
     ];
 
     /// The file name of this pass's output.
@@ -46,11 +55,17 @@ impl Pass {
             Pass::Functions => "functions.rs",
             Pass::AclnnTypes => "aclnn_types.rs",
             Pass::AclnnFunctions => "aclnn_functions.rs",
+            Pass::ProfTypes => "prof_types.rs",
+            Pass::ProfFunctions => "prof_functions.rs",
         }
     }
 
     fn is_aclnn(self) -> bool {
         matches!(self, Pass::AclnnTypes | Pass::AclnnFunctions)
+    }
+
+    fn is_prof(self) -> bool {
+        matches!(self, Pass::ProfTypes | Pass::ProfFunctions)
     }
 }
 
@@ -78,14 +93,18 @@ impl ParseCallbacks for ErrorCodesAreInt {
 pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
     let header = if pass.is_aclnn() {
         include_dir.join("aclnn").join("aclnn.h")
+    } else if pass.is_prof() {
+        include_dir.join("acl").join("acl_prof.h")
     } else {
         include_dir.join("acl").join("acl.h")
     };
     let config = match pass {
-        Pass::Types | Pass::AclnnTypes => {
+        Pass::Types | Pass::AclnnTypes | Pass::ProfTypes => {
             bindgen::CodegenConfig::TYPES | bindgen::CodegenConfig::VARS
         }
-        Pass::Functions | Pass::AclnnFunctions => bindgen::CodegenConfig::FUNCTIONS,
+        Pass::Functions | Pass::AclnnFunctions | Pass::ProfFunctions => {
+            bindgen::CodegenConfig::FUNCTIONS
+        }
     };
     let builder = bindgen::Builder::default()
         .header(header.to_string_lossy())
@@ -101,6 +120,14 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
             .allowlist_type(ACLNN_TYPES)
             .allowlist_var("ACLNN_.*")
             .default_macro_constant_type(bindgen::MacroTypeVariation::Signed)
+    } else if pass.is_prof() {
+        // Only what acl_prof.h itself declares (aclError is the runtime's).
+        builder
+            .allowlist_recursively(false)
+            .allowlist_function("aclprof.*")
+            .allowlist_type("aclprof.*")
+            .allowlist_var("ACL_PROF_.*")
+            .default_macro_constant_type(bindgen::MacroTypeVariation::Unsigned)
     } else {
         builder
             .allowlist_function("acl.*")

@@ -17,6 +17,7 @@ const char *const mock_fn_names[FN_COUNT] = {
 #define MOCK_FN_NAME(n) #n,
     MOCK_FUNCTIONS(MOCK_FN_NAME)
     MOCK_OPS_FUNCTIONS(MOCK_FN_NAME)
+    MOCK_PROF_FUNCTIONS(MOCK_FN_NAME)
 #undef MOCK_FN_NAME
 };
 

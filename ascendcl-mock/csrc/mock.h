@@ -51,12 +51,14 @@ static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 
 #include "acl_functions.h"
 #include "ops_functions.h"
+#include "prof_functions.h"
 #include "json_quote.h"
 
 enum mock_fn {
 #define MOCK_FN_ENUM(n) FN_##n,
     MOCK_FUNCTIONS(MOCK_FN_ENUM)
     MOCK_OPS_FUNCTIONS(MOCK_FN_ENUM)
+    MOCK_PROF_FUNCTIONS(MOCK_FN_ENUM)
 #undef MOCK_FN_ENUM
     FN_COUNT
 };

@@ -75,6 +75,11 @@ pub const NNOPBASE_PATH: &str = env!("ASCENDCL_MOCK_NNOPBASE_PATH");
 /// soname through its `$ORIGIN` rpath.
 pub const OPAPI_PATH: &str = env!("ASCENDCL_MOCK_OPAPI_PATH");
 
+/// Path of the mock's `libmsprofiler.so` (the `aclprof*` functions of
+/// `acl/acl_prof.h`: argument and state checks, journaled, nothing
+/// collected), next to [`LIBRARY_PATH`] where `ascendcl_sys::prof` finds it.
+pub const PROFILER_PATH: &str = env!("ASCENDCL_MOCK_PROFILER_PATH");
+
 /// Path of the mock's `libnnopbase.so` ([`NNOPBASE_PATH`]).
 pub fn nnopbase_path() -> &'static std::path::Path {
     std::path::Path::new(NNOPBASE_PATH)

@@ -19,6 +19,10 @@ pub mod types {
     include!("bindings/aclnn_types.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/aclnn_types.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/prof_types.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/prof_types.rs"));
 }
 
 /// The C declarations of the functions. Never called: they exist so that
@@ -40,4 +44,8 @@ pub(crate) mod functions {
     include!("bindings/aclnn_functions.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/aclnn_functions.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/prof_functions.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/prof_functions.rs"));
 }

@@ -31,6 +31,9 @@
 //! # }
 //! ```
 //!
+//! The aclnn operator libraries ([`aclnn`]) and the profiler library
+//! ([`prof`]) are opened the same way, separately, on first use.
+//!
 //! Nothing here is safe to use casually: the `ascendcl` crate is the safe layer.
 
 pub mod aclnn;
@@ -39,6 +42,7 @@ mod bindings;
 pub mod cann;
 mod error;
 pub mod library;
+pub mod prof;
 
 pub use aclnn::{ACLNN_FUNCTIONS, Aclnn, aclnn};
 pub use api::FUNCTIONS;
@@ -46,6 +50,7 @@ pub use bindings::types;
 pub use bindings::types::*;
 pub use error::{Attempt, LoadError, SymbolError};
 pub use library::{LIBRARY_ENV_VAR, Library, discover, library, select_library, selected_library};
+pub use prof::{PROF_FUNCTIONS, Profiler, profiler};
 
 /// Version of the declared API, as the header's `ACL_*_VERSION` macros say.
 pub const DECLARED_VERSION: (u32, u32, u32) =
