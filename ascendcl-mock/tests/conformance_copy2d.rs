@@ -145,7 +145,7 @@ fn runtime_refuses_oversized_copies_and_copies_that_are_not_host_to_device_or_ba
         copy2d(&t, dev2, 16, dev, 16, 8, 4, DEFAULT),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    let other = vec![0u8; 64];
+    let other = [0u8; 64];
     assert_eq!(
         copy2d(&t, h.cast(), 16, other.as_ptr().cast(), 16, 8, 4, DEFAULT),
         ACL_ERROR_RT_PARAM_INVALID
@@ -232,10 +232,8 @@ fn async_2d_copy_needs_an_explicit_stream_of_the_current_context() {
     let orig = t.current_context().unwrap();
     let mut other: aclrtContext = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut other, 0) };
+    assert_eq!(rc.unwrap(), OK);
     assert_eq!(
         copy2d_async(&t, dev, 16, pinned, 16, 8, 4, H2D, s),
         ACL_ERROR_RT_STREAM_CONTEXT

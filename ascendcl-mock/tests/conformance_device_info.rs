@@ -175,10 +175,8 @@ fn utilization_is_busy_while_work_is_queued_and_minus_one_where_unknown() {
     let mut u = idle;
     u.utilizationExtend = std::ptr::NonNull::dangling().as_ptr();
     // SAFETY: the mock refuses the non-null reserved pointer without reading it.
-    assert_eq!(
-        unsafe { t.lib.aclrtGetDeviceUtilizationRate(0, &mut u) }.unwrap(),
-        100000
-    );
+    let rc = unsafe { t.lib.aclrtGetDeviceUtilizationRate(0, &mut u) };
+    assert_eq!(rc.unwrap(), 100000);
     // SAFETY: a null out-pointer is refused by the acl layer.
     let rc = unsafe { t.lib.aclrtGetDeviceUtilizationRate(0, std::ptr::null_mut()) };
     assert_eq!(rc.unwrap(), 100000);

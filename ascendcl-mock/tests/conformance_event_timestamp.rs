@@ -34,10 +34,8 @@ fn timestamps_of_completed_timeline_events_are_microseconds_in_stream_order() {
     assert!(tb > ta, "{ta} then {tb}");
     let mut ms = 0f32;
     // SAFETY: valid out-pointer, live events.
-    assert_eq!(
-        unsafe { t.lib.aclrtEventElapsedTime(&mut ms, a, b) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtEventElapsedTime(&mut ms, a, b) };
+    assert_eq!(rc.unwrap(), OK);
     let from_ts = (tb - ta) as f64 / 1000.0;
     assert!(
         (from_ts - ms as f64).abs() < 0.01,

@@ -198,7 +198,7 @@ fn pointer_attributes_tell_device_pinned_and_unregistered_memory_apart() {
     assert_eq!(t.set_device(1), OK);
     let dev = t.malloc(4096, HUGE_FIRST).unwrap();
     let pinned = t.malloc_host(4096).unwrap();
-    let plain = vec![0u8; 16];
+    let plain = [0u8; 16];
     assert_eq!(t.reset_device(1), OK);
     let d = attributes(&t, dev).unwrap();
     assert_eq!((d.location.type_.0, d.location.id), (1, 1));

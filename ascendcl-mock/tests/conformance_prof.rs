@@ -119,10 +119,8 @@ fn init_checks_the_path_and_refuses_a_second_init() {
     let t = T::new();
     let p = prof(&t);
     // SAFETY: a null path is refused before it is read.
-    assert_eq!(
-        unsafe { p.aclprofInit(std::ptr::null(), 0) }.unwrap(),
-        100000
-    );
+    let rc = unsafe { p.aclprofInit(std::ptr::null(), 0) };
+    assert_eq!(rc.unwrap(), 100000);
     let path = c"/tmp/x";
     // SAFETY: the length is checked against strlen before any use.
     assert_eq!(unsafe { p.aclprofInit(path.as_ptr(), 5) }.unwrap(), 100000);

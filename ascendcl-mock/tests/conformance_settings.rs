@@ -79,10 +79,8 @@ fn sat_mode_starts_saturating_takes_two_values_and_needs_no_context() {
     }
     assert_eq!(sat_mode(&t), Ok(1), "a refused mode changes nothing");
     // SAFETY: a null out-pointer is refused by the acl layer (device.cpp:258).
-    assert_eq!(
-        unsafe { t.lib.aclrtGetDeviceSatMode(std::ptr::null_mut()) }.unwrap(),
-        100000
-    );
+    let rc = unsafe { t.lib.aclrtGetDeviceSatMode(std::ptr::null_mut()) };
+    assert_eq!(rc.unwrap(), 100000);
     assert_eq!(set_sat_mode(&t, 0), OK);
     t.assert_clean(0);
 }
@@ -112,10 +110,8 @@ fn overflow_switch_is_per_stream_and_needs_the_saturation_mode() {
     assert_eq!(peek(&t), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     assert_eq!(set_sat_mode(&t, 0), OK);
     // SAFETY: a null out-pointer is refused by the acl layer (stream.cpp:287).
-    assert_eq!(
-        unsafe { t.lib.aclrtGetStreamOverflowSwitch(s, std::ptr::null_mut()) }.unwrap(),
-        100000
-    );
+    let rc = unsafe { t.lib.aclrtGetStreamOverflowSwitch(s, std::ptr::null_mut()) };
+    assert_eq!(rc.unwrap(), 100000);
     assert_eq!(t.destroy_stream(s), OK);
     assert_eq!(t.reset_device(0), OK);
     assert_eq!(
@@ -218,10 +214,8 @@ fn ctx_default_stream_is_a_usable_handle_of_the_null_stream() {
     assert_eq!(get(&mut s), ACL_ERROR_RT_CONTEXT_NULL);
     assert_eq!(t.set_device(0), OK);
     // SAFETY: a null out-pointer is refused by the acl layer.
-    assert_eq!(
-        unsafe { t.lib.aclrtCtxGetCurrentDefaultStream(std::ptr::null_mut()) }.unwrap(),
-        100000
-    );
+    let rc = unsafe { t.lib.aclrtCtxGetCurrentDefaultStream(std::ptr::null_mut()) };
+    assert_eq!(rc.unwrap(), 100000);
     assert_eq!(get(&mut s), OK);
     assert!(!s.is_null());
     t.s.set_stream_delay(Duration::from_millis(20));
@@ -254,21 +248,16 @@ fn sys_param_options_are_per_context_and_unset_ones_read_as_107021() {
     assert_eq!(set_opt(&t, 0, 2), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(set_opt(&t, 0, -1), ACL_ERROR_RT_PARAM_INVALID);
     // SAFETY: a null out-pointer is refused by the acl layer.
-    assert_eq!(
-        unsafe {
-            t.lib
-                .aclrtCtxGetSysParamOpt(aclSysParamOpt(0), std::ptr::null_mut())
-        }
-        .unwrap(),
-        100000
-    );
+    let rc = unsafe {
+        t.lib
+            .aclrtCtxGetSysParamOpt(aclSysParamOpt(0), std::ptr::null_mut())
+    };
+    assert_eq!(rc.unwrap(), 100000);
     let orig = t.current_context().unwrap();
     let mut other: aclrtContext = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut other, 0) };
+    assert_eq!(rc.unwrap(), OK);
     assert_eq!(
         get_opt(&t, 0),
         Err(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET),
