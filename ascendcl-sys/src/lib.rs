@@ -31,8 +31,8 @@
 //! # }
 //! ```
 //!
-//! The aclnn operator libraries ([`aclnn`]) and the profiler library
-//! ([`prof`]) are opened the same way, separately, on first use.
+//! The aclnn operator libraries ([`aclnn`](mod@aclnn)) and the profiler library
+//! ([`prof`](mod@prof)) are opened the same way, separately, on first use.
 //!
 //! Nothing here is safe to use casually: the `ascendcl` crate is the safe layer.
 
