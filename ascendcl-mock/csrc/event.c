@@ -389,7 +389,9 @@ ACLMOCK_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, 
  * (event.cpp:255-256); EXTERNAL or IPC events -> 207000 (api_error.cc:
  * 1352-1355); never recorded -> 507000 (event.cc:1177-1179, the code
  * aclrtEventElapsedTime gives for it); the time of the latest completed
- * recording in microseconds (event.cc:1185, the timestamp frequency's kHz).
+ * recording in microseconds: event.cc:1185 divides the 50 MHz count by
+ * freq / 1000 with freq = 50000 ticks per ms on an Ascend910B
+ * (task_base.hpp:40), although the header calls the result "syscnt".
  * A recording that has not completed, or an event without
  * ACL_EVENT_TIME_LINE, has no timestamp: 107006, as aclrtEventElapsedTime
  * (the device's clock is firmware; docs/mock-conformance.md).

@@ -30,7 +30,8 @@ ACLMOCK_EXPORT aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
     }
     /* api_error.cc:4908-4911: SATURATION or INFNAN, else 107000. The mode is
      * the process's (Runtime::SetSatMode, api_impl.cc:6740): no context is
-     * needed, and one current is updated too. */
+     * needed, and one current is updated too. The Ascend910B family can set
+     * it (platform/910_B_93/dev_info_reg.cc:168, api_c.cc:3641-3651). */
     if ((unsigned)mode >= (unsigned)ACL_RT_OVERFLOW_MODE_UNDEF) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "mode %d is not SATURATION (0) or INFNAN (1)", (int)mode));
     }
@@ -56,7 +57,9 @@ ACLMOCK_EXPORT aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
 
 /* ------------------------------------------------------- op timeouts */
 
-/* event.cpp:264-271 and api_impl.cc:5783-5816: stored for the process; the
+/* event.cpp:264-271 and api_impl.cc:5783-5816: stored for the process, no
+ * context needed on an Ascend910B (its eventWaitTimeout is
+ * SET_OP_WAIT_TIMEOUT_CONFIG, platform/910_B_93/dev_info_reg.cc:162); the
  * mock runs no operator that waits on the device, so nothing times out. */
 ACLMOCK_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 {
@@ -302,7 +305,9 @@ ACLMOCK_EXPORT aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_
         return call_end(&c, c.fault_code);
     }
     /* stream.cpp:287: null -> 100000; api_impl.cc:6783-6793: context,
-     * default stream, stream's context; the switch as set (off at creation) */
+     * default stream, stream's context; the switch as set (off at creation),
+     * as on a STARS chip like the Ascend910B (dev_info_reg.cc:160; others
+     * always answer 1) */
     if (!flag) {
         return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "flag is null"));
     }
