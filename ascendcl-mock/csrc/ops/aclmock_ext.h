@@ -104,7 +104,6 @@ void aclmock_unlock(void);
 void aclmock_lock(void);
 /* Inside a call: the device of the thread's current context, -1 if none. */
 int32_t aclmock_current_device(void);
-uint32_t aclmock_device_count(void);
 /* Inside a call: the device of a stream (NULL: the current context's default
  * stream); 0, or the runtime's error (message set) for a bad stream. */
 int32_t aclmock_stream_device(const void *stream, int32_t *device);
