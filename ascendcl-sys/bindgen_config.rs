@@ -8,6 +8,9 @@
 //! * `functions.rs`: the function declarations. They are never called (the
 //!   library is opened at run time); `src/api.rs` checks at compile time that
 //!   every function pointer it loads has exactly the declared signature.
+//!
+//! The aclnn header and the profiling header (`acl/acl_prof.h`, not included
+//! by `acl/acl.h`, as in CANN) get the same two passes each.
 
 use std::path::Path;
 
@@ -32,17 +35,23 @@ pub enum Pass {
     HcclTypes,
     /// HCCL function declarations.
     HcclFunctions,
+    /// Profiling types and constants (`acl/acl_prof.h`).
+    ProfTypes,
+    /// Profiling function declarations (`libmsprofiler.so`).
+    ProfFunctions,
 }
 
 impl Pass {
     /// Every pass, in generation order.
-    pub const ALL: [Pass; 6] = [
+    pub const ALL: [Pass; 8] = [
         Pass::Types,
         Pass::Functions,
         Pass::AclnnTypes,
         Pass::AclnnFunctions,
         Pass::HcclTypes,
         Pass::HcclFunctions,
+        Pass::ProfTypes,
+        Pass::ProfFunctions,
     ];
 
     /// The file name of this pass's output.
@@ -54,11 +63,17 @@ impl Pass {
             Pass::AclnnFunctions => "aclnn_functions.rs",
             Pass::HcclTypes => "hccl_types.rs",
             Pass::HcclFunctions => "hccl_functions.rs",
+            Pass::ProfTypes => "prof_types.rs",
+            Pass::ProfFunctions => "prof_functions.rs",
         }
     }
 
     fn is_aclnn(self) -> bool {
         matches!(self, Pass::AclnnTypes | Pass::AclnnFunctions)
+    }
+
+    fn is_prof(self) -> bool {
+        matches!(self, Pass::ProfTypes | Pass::ProfFunctions)
     }
 }
 
@@ -103,14 +118,16 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
         include_dir.join("aclnn").join("aclnn.h")
     } else if pass.is_hccl() {
         include_dir.join("hccl").join("hccl.h")
+    } else if pass.is_prof() {
+        include_dir.join("acl").join("acl_prof.h")
     } else {
         include_dir.join("acl").join("acl.h")
     };
     let config = match pass {
-        Pass::Types | Pass::AclnnTypes | Pass::HcclTypes => {
+        Pass::Types | Pass::AclnnTypes | Pass::HcclTypes | Pass::ProfTypes => {
             bindgen::CodegenConfig::TYPES | bindgen::CodegenConfig::VARS
         }
-        Pass::Functions | Pass::AclnnFunctions | Pass::HcclFunctions => {
+        Pass::Functions | Pass::AclnnFunctions | Pass::HcclFunctions | Pass::ProfFunctions => {
             bindgen::CodegenConfig::FUNCTIONS
         }
     };
@@ -137,6 +154,14 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
             .allowlist_function("Hccl.*")
             .allowlist_type("Hccl.*")
             .allowlist_var(HCCL_CONSTANTS)
+            .default_macro_constant_type(bindgen::MacroTypeVariation::Unsigned)
+    } else if pass.is_prof() {
+        // Only what acl_prof.h itself declares (aclError is the runtime's).
+        builder
+            .allowlist_recursively(false)
+            .allowlist_function("aclprof.*")
+            .allowlist_type("aclprof.*")
+            .allowlist_var("ACL_PROF_.*")
             .default_macro_constant_type(bindgen::MacroTypeVariation::Unsigned)
     } else {
         builder

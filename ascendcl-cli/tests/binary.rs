@@ -254,12 +254,13 @@ fn alloc_replay_needs_a_library_or_mock_and_reads_its_trace_first() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 3, "one JSON object per strategy: {stdout}");
-    for (line, strategy) in
-        lines
-            .iter()
-            .zip(["raw_aclrtMalloc", "fixed_segments", "expandable_segments"])
-    {
+    assert_eq!(lines.len(), 4, "one JSON object per strategy: {stdout}");
+    for (line, strategy) in lines.iter().zip([
+        "raw_aclrtMalloc",
+        "fixed_segments",
+        "fixed+exact_cache",
+        "expandable_segments",
+    ]) {
         assert!(
             line.contains(&format!("\"strategy\":\"{strategy}\"")),
             "{line}"

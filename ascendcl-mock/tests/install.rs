@@ -61,6 +61,7 @@ fn libraries_lists_every_shared_library_the_build_produced() {
         "libopapi.so",
         "libhcomm.so",
         "libhccl.so",
+        "libmsprofiler.so",
         "libascendcl_record.so",
     ] {
         assert!(names.contains(&required), "{required} is not listed");

@@ -23,6 +23,9 @@ pub mod types {
     include!("bindings/hccl_types.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/hccl_types.rs"));
+    include!("bindings/prof_types.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/prof_types.rs"));
 }
 
 /// The C declarations of the functions. Never called: they exist so that
@@ -48,4 +51,7 @@ pub(crate) mod functions {
     include!("bindings/hccl_functions.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/hccl_functions.rs"));
+    include!("bindings/prof_functions.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/prof_functions.rs"));
 }

@@ -48,6 +48,12 @@ pub enum LoadError {
         /// Every library tried, in order.
         attempts: Vec<Attempt>,
     },
+    /// The profiler library (`libmsprofiler.so`) was found in none of the
+    /// directories tried, listed in order.
+    ProfilerNotFound {
+        /// Every library tried, in order.
+        attempts: Vec<Attempt>,
+    },
     /// A different library was already selected for this process; a process
     /// talks to exactly one AscendCL runtime.
     AlreadySelected {
@@ -64,7 +70,8 @@ impl LoadError {
         match self {
             LoadError::NotFound { attempts }
             | LoadError::AclnnNotFound { attempts }
-            | LoadError::HcclNotFound { attempts } => attempts,
+            | LoadError::HcclNotFound { attempts }
+            | LoadError::ProfilerNotFound { attempts } => attempts,
             LoadError::AlreadySelected { .. } => &[],
         }
     }
@@ -107,6 +114,17 @@ impl fmt::Display for LoadError {
                     f,
                     "\nSet ASCENDCL_HCCL_DIR to the directory holding libhccl.so (and libhcomm.so \
                      on CANN 8.5+; CANN's lib64), or install CANN's HCCL package."
+                )
+            }
+            LoadError::ProfilerNotFound { attempts } => {
+                write!(f, "could not load the profiler library; tried:")?;
+                for attempt in attempts {
+                    write!(f, "\n  - {attempt}")?;
+                }
+                write!(
+                    f,
+                    "\nSet ASCENDCL_PROFILER_LIBRARY to libmsprofiler.so (in CANN's lib64, \
+                     next to the runtime library)."
                 )
             }
             LoadError::AlreadySelected {

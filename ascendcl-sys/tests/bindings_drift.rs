@@ -77,20 +77,27 @@ fn committed_bindings_equal_a_fresh_generation_from_our_header() {
     }
 }
 
-#[test]
-fn every_declared_function_is_loadable_and_every_loadable_function_is_declared() {
+/// The function names a committed bindings file declares, sorted.
+fn declared_in(file: &str) -> Vec<String> {
     let declarations =
-        std::fs::read_to_string(crate_dir().join("src/bindings/functions.rs")).unwrap();
-    let declared: Vec<&str> = declarations
+        std::fs::read_to_string(crate_dir().join("src/bindings").join(file)).unwrap();
+    let mut declared: Vec<String> = declarations
         .lines()
         .filter_map(|l| l.trim().strip_prefix("pub fn "))
-        .map(|rest| rest.split('(').next().unwrap())
+        .map(|rest| rest.split('(').next().unwrap().to_string())
         .collect();
+    declared.sort_unstable();
+    declared
+}
+
+#[test]
+fn every_declared_function_is_loadable_and_every_loadable_function_is_declared() {
     let mut loadable: Vec<&str> = ascendcl_sys::FUNCTIONS.to_vec();
-    let mut declared_sorted = declared.clone();
     loadable.sort_unstable();
-    declared_sorted.sort_unstable();
-    assert_eq!(declared_sorted, loadable);
+    assert_eq!(declared_in("functions.rs"), loadable);
+    let mut prof: Vec<&str> = ascendcl_sys::PROF_FUNCTIONS.to_vec();
+    prof.sort_unstable();
+    assert_eq!(declared_in("prof_functions.rs"), prof);
 }
 
 /// Splits bindgen output into top-level items keyed by what they define.
@@ -169,7 +176,13 @@ fn our_declarations_equal_cann_headers_item_by_item_when_cann_is_installed() {
         return;
     };
     let ours_include = crate_dir().join("include");
-    for pass in [Pass::Types, Pass::Functions] {
+    // acl_prof.h is CANN's too (include/acl/acl_prof.h), outside acl.h
+    for pass in [
+        Pass::Types,
+        Pass::Functions,
+        Pass::ProfTypes,
+        Pass::ProfFunctions,
+    ] {
         let Some(ours) = generate(&ours_include, pass) else {
             return;
         };

@@ -145,7 +145,7 @@ pub mod vmm;
 pub use ascendcl_sys as sys;
 pub use context::{Context, CurrentContext, forget_current_context};
 pub use deferred::take_deferred_errors;
-pub use device::{Device, MemoryInfo};
+pub use device::{Device, MemoryInfo, Utilization};
 pub use error::{AclError, Category, Error, Result};
 pub use event::{Event, EventFlags};
 pub use memory::{

@@ -139,11 +139,6 @@ impl<'a> Queued<'a> {
         }
     }
 
-    /// Forgets the operation without waiting (the trackers still hold it).
-    pub(crate) fn detach(&mut self) {
-        self.marker = None;
-    }
-
     /// Hands the operation to an owned [`Detached`] handle (the trackers
     /// still hold it); the guard is settled afterwards.
     pub(crate) fn take_detached(&mut self) -> Detached {

@@ -87,8 +87,12 @@ impl<'a> CollectivePending<'a> {
     /// every buffer remembers it, so the next host access waits for it and
     /// the next use on another stream is ordered after it. Errors of the
     /// collective show up at the next synchronizing call.
-    pub fn detach(mut self) {
-        self.queued.detach();
+    ///
+    /// Returns a [`Detached`](crate::Detached) handle that borrows nothing,
+    /// to wait on (and see the collective's errors) or poll later; dropping it
+    /// never blocks.
+    pub fn detach(mut self) -> crate::Detached {
+        self.queued.take_detached()
     }
 
     /// Waits until the collective has run on this rank and releases its
