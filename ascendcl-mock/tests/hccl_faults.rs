@@ -11,10 +11,10 @@ use hccl_support::*;
 
 const CODE: i32 = 4; // HCCL_E_INTERNAL
 
-type A2A = unsafe extern "C" fn(Ptr, u64, i32, Ptr, u64, i32, Comm, Ptr) -> i32;
+type A2a = unsafe extern "C" fn(Ptr, u64, i32, Ptr, u64, i32, Comm, Ptr) -> i32;
 type V = unsafe extern "C" fn(Ptr, u64, Ptr, *const u64, *const u64, i32, Comm, Ptr) -> i32;
-type RSV = unsafe extern "C" fn(Ptr, *const u64, *const u64, Ptr, u64, i32, i32, Comm, Ptr) -> i32;
-type A2AV = unsafe extern "C" fn(
+type Rsv = unsafe extern "C" fn(Ptr, *const u64, *const u64, Ptr, u64, i32, i32, Comm, Ptr) -> i32;
+type A2aV = unsafe extern "C" fn(
     Ptr,
     *const u64,
     *const u64,
@@ -26,7 +26,7 @@ type A2AV = unsafe extern "C" fn(
     Comm,
     Ptr,
 ) -> i32;
-type A2AVC = unsafe extern "C" fn(Ptr, *const u64, i32, Ptr, i32, Comm, Ptr) -> i32;
+type A2aVc = unsafe extern "C" fn(Ptr, *const u64, i32, Ptr, i32, Comm, Ptr) -> i32;
 type Batch = unsafe extern "C" fn(Ptr, u32, Comm, Ptr) -> i32;
 
 /// Calls the collective `name` once on a one-rank communicator.
@@ -43,11 +43,11 @@ fn call(name: &str, comm: Comm, stream: Ptr, a: Ptr, b: Ptr) -> i32 {
             "HcclReduceScatter" => f::<ReduceScatter>(name)(a, b, 4, FP32, SUM, comm, stream),
             "HcclReduce" => f::<Reduce>(name)(a, b, 4, FP32, SUM, 0, comm, stream),
             "HcclScatter" => f::<Scatter>(name)(a, b, 4, FP32, 0, comm, stream),
-            "HcclAlltoAll" => f::<A2A>(name)(a, 4, FP32, b, 4, FP32, comm, stream),
+            "HcclAlltoAll" => f::<A2a>(name)(a, 4, FP32, b, 4, FP32, comm, stream),
             "HcclAllGatherV" => {
                 f::<V>(name)(a, 1, b, one.as_ptr(), zero.as_ptr(), FP32, comm, stream)
             }
-            "HcclReduceScatterV" => f::<RSV>(name)(
+            "HcclReduceScatterV" => f::<Rsv>(name)(
                 a,
                 one.as_ptr(),
                 zero.as_ptr(),
@@ -58,7 +58,7 @@ fn call(name: &str, comm: Comm, stream: Ptr, a: Ptr, b: Ptr) -> i32 {
                 comm,
                 stream,
             ),
-            "HcclAlltoAllV" => f::<A2AV>(name)(
+            "HcclAlltoAllV" => f::<A2aV>(name)(
                 a,
                 one.as_ptr(),
                 zero.as_ptr(),
@@ -70,7 +70,7 @@ fn call(name: &str, comm: Comm, stream: Ptr, a: Ptr, b: Ptr) -> i32 {
                 comm,
                 stream,
             ),
-            "HcclAlltoAllVC" => f::<A2AVC>(name)(a, one.as_ptr(), FP32, b, FP32, comm, stream),
+            "HcclAlltoAllVC" => f::<A2aVc>(name)(a, one.as_ptr(), FP32, b, FP32, comm, stream),
             "HcclBarrier" => f::<hccl_support::Barrier>(name)(comm, stream),
             // point to point needs a peer: with one rank only the fault path runs
             "HcclSend" | "HcclRecv" => f::<SendRecv>(name)(a, 4, FP32, 0, comm, stream),
@@ -150,16 +150,12 @@ fn an_injected_fault_on_any_init_creates_no_communicator_and_no_rendezvous() {
     let mut info = RootInfo([0; 4108]);
     t.s.inject(&Fault::nth("HcclGetRootInfo", 1, CODE)).unwrap();
     // SAFETY: a writable root info.
-    assert_eq!(
-        unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut info) },
-        CODE
-    );
+    let rc = unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut info) };
+    assert_eq!(rc, CODE);
     assert!(info.0.iter().all(|&b| b == 0), "nothing was written");
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut info) },
-        SUCCESS
-    );
+    let rc = unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut info) };
+    assert_eq!(rc, SUCCESS);
     let mut comm: Comm = std::ptr::null_mut();
     for name in ["HcclCommInitRootInfo", "HcclCommInitAll"] {
         t.s.inject(&Fault::nth(name, 1, CODE)).unwrap();
@@ -178,10 +174,8 @@ fn an_injected_fault_on_any_init_creates_no_communicator_and_no_rendezvous() {
     }
     // the root info still works for a one-rank communicator
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { f::<InitRootInfo>("HcclCommInitRootInfo")(1, &info, 0, &mut comm) },
-        SUCCESS
-    );
+    let rc = unsafe { f::<InitRootInfo>("HcclCommInitRootInfo")(1, &info, 0, &mut comm) };
+    assert_eq!(rc, SUCCESS);
     for name in ["HcclGetRankSize", "HcclGetRankId", "HcclGetCommAsyncError"] {
         t.s.inject(&Fault::nth(name, 1, CODE)).unwrap();
         let mut v = 0u32;

@@ -158,10 +158,8 @@ fn make_root(t: &common::T) -> (Box<RootInfo>, PathBuf, PathBuf) {
     assert_eq!(t.set_device(0), 0);
     let mut info = Box::new(RootInfo([0; 4108]));
     // SAFETY: a writable root info.
-    assert_eq!(
-        unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut *info) },
-        SUCCESS
-    );
+    let rc = unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut *info) };
+    assert_eq!(rc, SUCCESS);
     let file = std::env::temp_dir().join(format!(
         "aclmock-hccl-root-{}-{:?}",
         std::process::id(),

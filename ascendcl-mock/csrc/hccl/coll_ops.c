@@ -7,7 +7,7 @@
  * receive buffer or stream is HCCL_E_PTR; then the dtype (hccl
  * src/common/param_check.cc:101-108, HCCL_E_NOT_SUPPORT), the reduction op
  * (HCCL_E_PARA) and whether the dtype reduces (HCCL_E_NOT_SUPPORT). A root
- * out of range is HCCL_E_PARA (param_check.cc:132-139 is the same rule for
+ * out of range is HCCL_E_PARA (param_check.cc:134-141 is the same rule for
  * ranks). The other collectives are assumed to follow AllReduce's order
  * (their Inner functions live in hcomm, see docs/mock-conformance.md).
  */

@@ -2,7 +2,7 @@
  * comm_reduce.c: element types and the reductions of the hub.
  *
  * Accepted types: those of hcomm's parameter check, HCCL_SUPPORT_DATA_TYPE in
- * hccl src/common/param_check.cc:61-75 (int8..uint64, fp16, fp32, fp64,
+ * hccl src/common/param_check.cc:63-77 (int8..uint64, fp16, fp32, fp64,
  * bf16, int128); anything else is HCCL_E_NOT_SUPPORT (:101-108). int128
  * moves but does not reduce in the mock (no C type for it on every target;
  * see docs/mock-conformance.md).
