@@ -186,3 +186,64 @@ fn an_injected_fault_on_any_init_creates_no_communicator_and_no_rendezvous() {
     assert_eq!(t.s.live(Resource::HcclComm), 0);
     assert_eq!(t.s.call_count("HcclCommInitRootInfo"), 2);
 }
+
+#[test]
+fn an_injected_fault_reaches_the_remaining_communicator_functions_by_name() {
+    let t = fresh(5000, 5000);
+    let comms = init_all(1);
+    type Group = unsafe extern "C" fn() -> i32;
+    type Set = unsafe extern "C" fn(i32, i32) -> i32;
+    type Get = unsafe extern "C" fn(i32, *mut i32) -> i32;
+    type Name = unsafe extern "C" fn(Comm, *mut u8) -> i32;
+    type Config = unsafe extern "C" fn(u32, *const RootInfo, u32, *const u8, *mut Comm) -> i32;
+    type Cluster = unsafe extern "C" fn(*const std::ffi::c_char, u32, *mut Comm) -> i32;
+    let mut name = [0u8; 128];
+    let mut v = 0i32;
+    let info = RootInfo([0; 4108]);
+    let config = [0u8; 4096];
+    let mut comm: Comm = std::ptr::null_mut();
+    let (vp, np, cp): (*mut i32, *mut u8, *mut Comm) = (&mut v, name.as_mut_ptr(), &mut comm);
+    let call = |fname: &str| -> i32 {
+        // SAFETY: valid pointers of the sizes the C functions read and write;
+        // the injected fault returns before any argument is used.
+        unsafe {
+            match fname {
+                "HcclGroupStart" | "HcclGroupEnd" => f::<Group>(fname)(),
+                "HcclSetConfig" => f::<Set>(fname)(0, 0),
+                "HcclGetConfig" => f::<Get>(fname)(0, vp),
+                "HcclGetCommName" => f::<Name>(fname)(comms[0], np),
+                "HcclCommInitRootInfoConfig" => {
+                    f::<Config>(fname)(1, &info, 0, config.as_ptr(), cp)
+                }
+                "HcclCommInitClusterInfo" => f::<Cluster>(fname)(c"x".as_ptr(), 0, cp),
+                "HcclBarrier" => f::<hccl_support::Barrier>(fname)(comms[0], std::ptr::null_mut()),
+                _ => destroy(comms[0]),
+            }
+        }
+    };
+    for fname in [
+        "HcclGroupStart",
+        "HcclGroupEnd",
+        "HcclSetConfig",
+        "HcclGetConfig",
+        "HcclGetCommName",
+        "HcclCommInitRootInfoConfig",
+        "HcclCommInitClusterInfo",
+        "HcclBarrier",
+        "HcclCommDestroy",
+    ] {
+        t.s.inject(&Fault::nth(fname, 1, CODE)).unwrap();
+        assert_eq!(call(fname), CODE, "{fname}");
+        assert_eq!(t.s.call_count(fname), 1, "{fname}");
+    }
+    assert!(
+        comm.is_null() && v == 0 && name[0] == 0,
+        "faulted calls write nothing"
+    );
+    assert_eq!(
+        t.s.live(Resource::HcclComm),
+        1,
+        "the faulted destroy left it alive"
+    );
+    assert_eq!(destroy(comms[0]), SUCCESS);
+}

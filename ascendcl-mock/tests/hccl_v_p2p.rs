@@ -303,3 +303,38 @@ fn barrier_completes_on_every_rank_and_is_journaled() {
         "the journal names the barrier and its comm"
     );
 }
+
+#[test]
+fn grouped_sends_and_receives_run_fused_so_both_ranks_may_send_first() {
+    let t = fresh(5000, 5000);
+    type Group = unsafe extern "C" fn() -> i32;
+    let outs = ranks(&t, 2, |r| {
+        let peer = 1 - r.rank;
+        let mine = r.upload(&f32s(&[r.rank as f32 + 1.0; 4]));
+        let got = r.upload(&f32s(&[0.0; 4]));
+        let sum_in = r.upload(&f32s(&[1.0; 2]));
+        let sum_out = r.upload(&f32s(&[0.0; 2]));
+        // SAFETY: buffers of 4 and 2 f32; live comm and stream.
+        let codes = unsafe {
+            [
+                f::<Group>("HcclGroupStart")(),
+                f::<SendRecv>("HcclSend")(mine, 4, FP32, peer, r.comm, r.stream),
+                f::<SendRecv>("HcclRecv")(got, 4, FP32, peer, r.comm, r.stream),
+                // a collective inside the group runs after the kept sends and receives
+                f::<AllReduce>("HcclAllReduce")(sum_in, sum_out, 2, FP32, SUM, r.comm, r.stream),
+                f::<Group>("HcclGroupEnd")(),
+            ]
+        };
+        assert_eq!(codes, [SUCCESS; 5]);
+        assert_eq!(r.sync(), 0);
+        let out = (r.download(got, 16), r.download(sum_out, 8));
+        for p in [mine, got, sum_in, sum_out] {
+            r.free(p);
+        }
+        out
+    });
+    for (k, (got, sum)) in outs.iter().enumerate() {
+        assert_eq!(got, &f32s(&[(1 - k) as f32 + 1.0; 4]), "rank {k}");
+        assert_eq!(sum, &f32s(&[2.0; 2]));
+    }
+}

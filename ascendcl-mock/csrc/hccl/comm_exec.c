@@ -194,6 +194,18 @@ static int32_t job_run(void *p, void *const *bufs, char *msg, size_t cap)
 HcclResult hm_enqueue(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
                       uint32_t nspans, hm_xfer *x)
 {
+    /* a collective inside a group: the kept Send/Recv go first (comm_group.c) */
+    HcclResult rc = hm_group_flush(call);
+    if (rc != HCCL_SUCCESS) {
+        hm_xfer_free(x);
+        return rc;
+    }
+    return hm_enqueue_now(call, c, stream, spans, nspans, x);
+}
+
+HcclResult hm_enqueue_now(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
+                          uint32_t nspans, hm_xfer *x)
+{
     hm_job *j = calloc(1, sizeof(*j));
     if (!j) {
         hm_xfer_free(x);

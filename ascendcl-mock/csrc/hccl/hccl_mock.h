@@ -220,9 +220,22 @@ HM_INTERNAL HcclResult hm_check(aclmock_call *call, hm_comm *c, aclrtStream stre
  * receive). HCCL_SUCCESS or an error. */
 HM_INTERNAL HcclResult hm_enqueue(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
                                   uint32_t nspans, hm_xfer *x);
+/* As hm_enqueue, without launching a group's kept operations first. */
+HcclResult hm_enqueue_now(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
+                          uint32_t nspans, hm_xfer *x);
+/* Launches the calling thread's kept Send/Recv (none outside a group). */
+HcclResult hm_group_flush(aclmock_call *call);
 HM_INTERNAL hm_xfer *hm_xfer_new(uint32_t kind, int32_t dtype, int32_t op, uint32_t root, uint64_t count,
                                  uint32_t naux, uint32_t nsend, uint32_t nrecv);
 HM_INTERNAL void hm_xfer_free(hm_xfer *x);
+/* Groups (comm_group.c): inside HcclGroupStart/End, Send and Recv are
+ * kept (hm_group_add takes a reference on the comm) and launched at the
+ * outermost HcclGroupEnd as one BatchSendRecv exchange per comm and stream;
+ * hm_enqueue launches the kept ones first, so the order of a comm's work on
+ * a stream is the order of the calls. */
+HM_INTERNAL bool hm_group_active(void);
+HM_INTERNAL HcclResult hm_group_add(hm_comm *c, aclrtStream stream, uint32_t kind, void *buf, uint64_t count,
+                                    int32_t dtype, uint32_t peer);
 /* Journal fields every collective shares. */
 HM_INTERNAL void hm_journal_comm(aclmock_call *call, HcclComm comm);
 
