@@ -113,3 +113,33 @@ fn a_collective_write_read_by_another_stream_without_an_event_is_an_unordered_ac
     }
     assert_eq!(destroy(comms[0]), SUCCESS);
 }
+
+/// Two ranks on their threads: an AllReduce each (threads are matched to the
+/// trace's by their calls).
+fn two_ranks(t: &common::T) -> Vec<i32> {
+    ranks(t, 2, |r| {
+        let buf = r.upload(&[0; 16]);
+        // SAFETY: 16 bytes hold 4 f32; live comm and stream.
+        let rc =
+            unsafe { f::<AllReduce>("HcclAllReduce")(buf, buf, 4, FP32, SUM, r.comm, r.stream) };
+        let sync = r.sync();
+        r.free(buf);
+        rc | sync
+    })
+}
+
+#[test]
+fn a_two_rank_trace_replays_strictly_with_a_thread_per_rank() {
+    let t = fresh(5000, 5000);
+    let path =
+        std::env::temp_dir().join(format!("aclmock-hccl-trace2-{}.jsonl", std::process::id()));
+    assert_eq!(two_ranks(&t), [0, 0]);
+    t.s.save_trace(&path).unwrap();
+    t.s.reset();
+    t.s.replay(&path, ReplayMode::Strict).unwrap();
+    assert_eq!(two_ranks(&t), [0, 0]);
+    let status = t.s.replay_status();
+    assert!(status.is_complete(), "{}", status.text);
+    t.s.reset();
+    std::fs::remove_file(path).unwrap();
+}
