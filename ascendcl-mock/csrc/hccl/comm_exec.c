@@ -133,7 +133,7 @@ static int32_t job_run(void *p, void *const *bufs, char *msg, size_t cap)
         at += x->send[i][2];
     }
     pthread_mutex_lock(&c->io);
-    if (c->destroyed) {
+    if (hm_comm_destroyed(c)) {
         pthread_mutex_unlock(&c->io);
         free(data);
         snprintf(msg, cap, "the communicator was destroyed before the %s ran", hm_kind_name(x->d.kind));
@@ -148,7 +148,7 @@ static int32_t job_run(void *p, void *const *bufs, char *msg, size_t cap)
     uint64_t len = 0;
     /* the hub enforces HCCL_EXEC_TIMEOUT; this bound only guards a hub that is gone */
     int rr = sr ? -1 : hm_recv(c->fd, &type, &reply, &len, hm_now_ns() + (c->exec_ms + 5000ULL) * 1000000ULL);
-    bool destroyed = c->destroyed;
+    bool destroyed = hm_comm_destroyed(c);
     pthread_mutex_unlock(&c->io);
     if (destroyed) {
         free(reply);

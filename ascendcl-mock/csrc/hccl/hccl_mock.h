@@ -193,6 +193,7 @@ HM_INTERNAL void hm_comm_ref(hm_comm *c);
 HM_INTERNAL void hm_comm_unref(hm_comm *c);
 HM_INTERNAL void hm_comm_set_async(hm_comm *c, int32_t err);
 HM_INTERNAL int32_t hm_comm_async(hm_comm *c);
+HM_INTERNAL bool hm_comm_destroyed(hm_comm *c);
 hm_comm *hm_comm_new(uint32_t rank, uint32_t nranks, int32_t device, int fd, uint64_t exec_ms, const char *name);
 void hm_comm_register(hm_comm *c);
 /* Destroys an entered comm (the entry is released): HCCL_E_AGAIN while
