@@ -156,7 +156,9 @@ void hm_reduce_n(int32_t dt, int32_t op, void *out, const void *const *in, uint3
         }
         return;
     }
-    memcpy(out, in[0], count * es);
+    if (out != in[0]) {
+        memcpy(out, in[0], count * es);
+    }
     for (uint32_t r = 1; r < n; r++) {
         hm_reduce_into(dt, op, out, in[r], count);
     }

@@ -91,6 +91,21 @@ int hm_send(int fd, uint32_t type, const void *a, size_t na, const void *b, size
     return 0;
 }
 
+int hm_send_header(int fd, uint32_t type, uint64_t len)
+{
+    hm_hdr h = {.magic = HM_WIRE_MAGIC, .type = type, .len = len};
+    return hm_write_all(fd, &h, sizeof(h));
+}
+
+int hm_recv_header(int fd, hm_hdr *h, uint64_t deadline_ns)
+{
+    int r = hm_read_all(fd, h, sizeof(*h), deadline_ns);
+    if (r) {
+        return r;
+    }
+    return h->magic == HM_WIRE_MAGIC && h->len <= HM_MAX_PAYLOAD ? 0 : -1;
+}
+
 int hm_recv(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns)
 {
     hm_hdr h;

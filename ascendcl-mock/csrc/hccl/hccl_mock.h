@@ -133,6 +133,10 @@ int hm_write_all(int fd, const void *p, size_t n);
 int hm_read_all(int fd, void *p, size_t n, uint64_t deadline_ns);
 /* Sends a header and up to three parts. */
 int hm_send(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb, const void *c, size_t nc);
+/* A header announcing `len` payload bytes, which the caller writes next. */
+int hm_send_header(int fd, uint32_t type, uint64_t len);
+/* Reads and checks a header; the caller reads its payload. */
+int hm_recv_header(int fd, hm_hdr *h, uint64_t deadline_ns);
 /* Receives one message (payload malloc'ed into *payload, free it). */
 int hm_recv(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns);
 uint64_t hm_now_ns(void);
@@ -153,8 +157,9 @@ HM_INTERNAL bool hm_op_valid(int32_t op);
 HM_INTERNAL bool hm_can_reduce(int32_t dt);
 /* acc[i] = acc[i] op src[i] for count elements (f16/bf16 in f32 by the caller) */
 void hm_reduce_into(int32_t dt, int32_t op, void *acc, const void *src, uint64_t count);
-/* Reduces n inputs into out, in rank order, deterministically; f16/bf16
- * are accumulated in f32 and rounded to nearest even once per element. */
+/* Reduces n inputs into out (which may be in[0]), in rank order,
+ * deterministically; f16/bf16 are accumulated in f32 and rounded to nearest
+ * even once per element. */
 void hm_reduce_n(int32_t dt, int32_t op, void *out, const void *const *in, uint32_t n, uint64_t count);
 HM_INTERNAL const char *hm_dtype_name(int32_t dt);
 HM_INTERNAL const char *hm_kind_name(uint32_t kind);
