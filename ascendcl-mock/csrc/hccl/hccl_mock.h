@@ -141,6 +141,7 @@ int hm_recv_header(int fd, hm_hdr *h, uint64_t deadline_ns);
 int hm_recv(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns);
 uint64_t hm_now_ns(void);
 int hm_connect(const char *path);
+void hm_tune(int fd); /* socket buffer sizes */
 
 /* ------------------------------------------------------------- hub */
 
