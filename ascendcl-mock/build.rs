@@ -32,6 +32,10 @@
 //!   hub); `ASCENDCL_MOCK_HCCL_PATH` and metadata `hccl`: its `libhccl.so`
 //!   (`csrc/hccl/coll_*.c`: the collectives), which links `libhcomm.so`. Both
 //!   sit next to `libascendcl.so` and share its state (`csrc/ext_hccl.c`).
+//! * `rustc-env` `ASCENDCL_MOCK_PROFILER_PATH` and metadata `profiler`: the
+//!   mock's `libmsprofiler.so` (`csrc/prof/*.c`: the `aclprof*` functions of
+//!   `acl/acl_prof.h`), beside `libascendcl.so` like CANN's, journaled
+//!   through the same entry points.
 
 use std::env;
 use std::path::PathBuf;
@@ -230,6 +234,31 @@ fn main() {
         hcomm.display()
     );
     println!("cargo::metadata=hcomm={}", hcomm.display());
+    let profiler = out_dir.join("libmsprofiler.so");
+    let mut prof_sources: Vec<PathBuf> = std::fs::read_dir(manifest_dir.join("csrc").join("prof"))
+        .expect("csrc/prof/ exists")
+        .map(|e| e.expect("readable csrc/prof entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    prof_sources.sort();
+    let mut prof = compiler.to_command();
+    common_flags(&mut prof, &includes)
+        .arg("-shared")
+        .arg("-Wl,-z,defs")
+        .arg("-Wl,-soname,libmsprofiler.so")
+        .arg("-Wl,-rpath,$ORIGIN")
+        .arg("-o")
+        .arg(&profiler)
+        .args(&prof_sources)
+        .arg("-L")
+        .arg(&out_dir)
+        .arg("-l:libascendcl.so");
+    run(prof, "the mock's libmsprofiler.so");
+    println!(
+        "cargo::rustc-env=ASCENDCL_MOCK_PROFILER_PATH={}",
+        profiler.display()
+    );
+    println!("cargo::metadata=profiler={}", profiler.display());
 
     println!(
         "cargo::rustc-env=ASCENDCL_MOCK_NNOPBASE_PATH={}",

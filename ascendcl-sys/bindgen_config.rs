@@ -8,6 +8,9 @@
 //! * `functions.rs`: the function declarations. They are never called (the
 //!   library is opened at run time); `src/api.rs` checks at compile time that
 //!   every function pointer it loads has exactly the declared signature.
+//!
+//! The aclnn header and the profiling header (`acl/acl_prof.h`, not included
+//! by `acl/acl.h`, as in CANN) get the same two passes each.
 
 use std::path::Path;
 
@@ -28,15 +31,27 @@ pub enum Pass {
     AclnnTypes,
     /// aclnn descriptor and operator function declarations.
     AclnnFunctions,
+    /// HCCL types and constants (`hccl/hccl.h`).
+    HcclTypes,
+    /// HCCL function declarations.
+    HcclFunctions,
+    /// Profiling types and constants (`acl/acl_prof.h`).
+    ProfTypes,
+    /// Profiling function declarations (`libmsprofiler.so`).
+    ProfFunctions,
 }
 
 impl Pass {
     /// Every pass, in generation order.
-    pub const ALL: [Pass; 4] = [
+    pub const ALL: [Pass; 8] = [
         Pass::Types,
         Pass::Functions,
         Pass::AclnnTypes,
         Pass::AclnnFunctions,
+        Pass::HcclTypes,
+        Pass::HcclFunctions,
+        Pass::ProfTypes,
+        Pass::ProfFunctions,
     ];
 
     /// The file name of this pass's output.
@@ -46,17 +61,40 @@ impl Pass {
             Pass::Functions => "functions.rs",
             Pass::AclnnTypes => "aclnn_types.rs",
             Pass::AclnnFunctions => "aclnn_functions.rs",
+            Pass::HcclTypes => "hccl_types.rs",
+            Pass::HcclFunctions => "hccl_functions.rs",
+            Pass::ProfTypes => "prof_types.rs",
+            Pass::ProfFunctions => "prof_functions.rs",
         }
     }
 
     fn is_aclnn(self) -> bool {
         matches!(self, Pass::AclnnTypes | Pass::AclnnFunctions)
     }
+
+    fn is_prof(self) -> bool {
+        matches!(self, Pass::ProfTypes | Pass::ProfFunctions)
+    }
 }
 
 /// The opaque aclnn objects and the status type, the only types the aclnn
 /// passes define (everything else comes from the runtime's types).
 const ACLNN_TYPES: &str = "aclOpExecutor|aclTensor|aclScalar|aclIntArray|aclFloatArray|aclBoolArray|aclTensorList|aclScalarList|aclnnStatus";
+
+/// The constants hccl.h defines (most share the `HCCL_` prefix).
+const HCCL_CONSTANTS: &str = "HCCL_.*|COMM_NAME_MAX_LENGTH|BUFFER_NAME_MAX_LENGTH|UDI_MAX_LENGTH";
+
+/// Clang arguments to add to a hccl pass over CANN's HCCL headers, which
+/// are C++ only (file-scope `const` array bounds, `nullptr`). Our header is
+/// C and C++; the drift test checks both languages give the same bindings.
+pub const CXX_ARGS: [&str; 3] = ["-x", "c++", "-std=c++14"];
+
+impl Pass {
+    /// Whether this pass reads `hccl/hccl.h`.
+    pub fn is_hccl(self) -> bool {
+        matches!(self, Pass::HcclTypes | Pass::HcclFunctions)
+    }
+}
 
 /// Error codes are `int` in C (`aclError`); CANN declares the runtime ones as
 /// macros, which bindgen would otherwise type as `u32`.
@@ -78,14 +116,20 @@ impl ParseCallbacks for ErrorCodesAreInt {
 pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
     let header = if pass.is_aclnn() {
         include_dir.join("aclnn").join("aclnn.h")
+    } else if pass.is_hccl() {
+        include_dir.join("hccl").join("hccl.h")
+    } else if pass.is_prof() {
+        include_dir.join("acl").join("acl_prof.h")
     } else {
         include_dir.join("acl").join("acl.h")
     };
     let config = match pass {
-        Pass::Types | Pass::AclnnTypes => {
+        Pass::Types | Pass::AclnnTypes | Pass::HcclTypes | Pass::ProfTypes => {
             bindgen::CodegenConfig::TYPES | bindgen::CodegenConfig::VARS
         }
-        Pass::Functions | Pass::AclnnFunctions => bindgen::CodegenConfig::FUNCTIONS,
+        Pass::Functions | Pass::AclnnFunctions | Pass::HcclFunctions | Pass::ProfFunctions => {
+            bindgen::CodegenConfig::FUNCTIONS
+        }
     };
     let builder = bindgen::Builder::default()
         .header(header.to_string_lossy())
@@ -101,6 +145,24 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
             .allowlist_type(ACLNN_TYPES)
             .allowlist_var("ACLNN_.*")
             .default_macro_constant_type(bindgen::MacroTypeVariation::Signed)
+    } else if pass.is_hccl() {
+        // Only what hccl.h declares (runtime types come from the runtime
+        // bindings). Its constants are `const uint32_t` in CANN's C++ header,
+        // macros in ours: both generate `u32`.
+        builder
+            .allowlist_recursively(false)
+            .allowlist_function("Hccl.*")
+            .allowlist_type("Hccl.*")
+            .allowlist_var(HCCL_CONSTANTS)
+            .default_macro_constant_type(bindgen::MacroTypeVariation::Unsigned)
+    } else if pass.is_prof() {
+        // Only what acl_prof.h itself declares (aclError is the runtime's).
+        builder
+            .allowlist_recursively(false)
+            .allowlist_function("aclprof.*")
+            .allowlist_type("aclprof.*")
+            .allowlist_var("ACL_PROF_.*")
+            .default_macro_constant_type(bindgen::MacroTypeVariation::Unsigned)
     } else {
         builder
             .allowlist_function("acl.*")

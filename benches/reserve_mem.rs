@@ -77,6 +77,10 @@ fn allocators(c: &mut Criterion, env: &BenchEnv) {
         );
         for (name, config) in [
             ("segments", AllocatorConfig::segments()),
+            (
+                "segments_exact_cache",
+                AllocatorConfig::segments().with_exact_size_cache(8),
+            ),
             ("expandable", AllocatorConfig::expandable()),
         ] {
             let allocator = CachingAllocator::new(&env.ctx, config).expect("allocator");

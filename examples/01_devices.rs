@@ -31,7 +31,7 @@ fn run() -> ascendcl::Result<()> {
     // --- The runtime -------------------------------------------------------
     // `aclrtGetVersion` is the version of the ACL *interface*, not of CANN:
     // 1.16.0 on CANN 8.5.0. The bindings were declared against one version;
-    // an older library may lack functions (see `cargo run --example doctor`).
+    // an older library may lack functions (see `ascendcl doctor`, the ascendcl-cli binary).
     let (major, minor, patch) = rt.version()?;
     let (d_major, d_minor, d_patch) = ascendcl::sys::DECLARED_VERSION;
     println!(

@@ -11,11 +11,11 @@
 //! `examples/reference/train_resnet_losses.txt`. The example checks every
 //! step's loss against them (1e-3 relative) and exits non-zero otherwise.
 //! `--save-outputs DIR` writes the final logits and some activations as
-//! `.npy` files for `validate` (the migration check: compare them with a
+//! `.npy` files for `ascendcl validate` (the migration check: compare them with a
 //! GPU or PyTorch run). On the mock by default; unchanged on an Atlas card.
 //!
 //! `--record-trace FILE` records every request the caching allocator serves
-//! (steps included) as an allocation trace that `alloc_replay --trace FILE`
+//! (steps included) as an allocation trace that `ascendcl alloc-replay --trace FILE`
 //! replays against the other strategies.
 //!
 //! `cargo run --release --example train_resnet [-- --save-outputs DIR] [--record-trace FILE]`
@@ -408,7 +408,7 @@ fn run(save: Option<PathBuf>, record: Option<PathBuf>) -> ascendcl::Result<bool>
     drop(net); // the trailing frees of the persistent tensors
     if let Some(path) = record {
         let requests = alloc.take_recording();
-        let trace = ascendcl_examples::trace::recorded::from_requests(
+        let trace = ascendcl_cli::alloc_trace::recorded::from_requests(
             "train_resnet",
             &requests,
             BATCH as u32,

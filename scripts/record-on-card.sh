@@ -93,7 +93,7 @@ else
 record-on-card: a trace holds function names, sizes, symbolic ids, return codes
 and error texts, never the data copied. Before sharing it, read its first line
 (library path, program name) and the "msg" texts for anything private. Summary:
-  cargo run --example trace_summary -- TRACE
+  ascendcl trace summary TRACE      (cargo install --path ascendcl-cli)
 NOTE
 fi
 exit $status

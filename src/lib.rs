@@ -5,40 +5,22 @@
 //! behavioural mock otherwise. `ASCENDCL_LIBRARY` always wins: when it is set
 //! and wrong, the program fails with an error naming the path instead of
 //! quietly falling back to the mock.
+//!
+//! The tools (doctor, validate, trace summary/record/replay, the allocation
+//! replay, the benchmark report) are not examples: they are the `ascendcl`
+//! binary of the `ascendcl-cli` crate (`cargo install --path ascendcl-cli`, or
+//! `cargo run -p ascendcl-cli -- --help` here).
 
 pub mod mlp;
 pub mod resnet;
-pub mod trace;
 
 pub mod bench;
-pub mod doctor;
-pub mod replay;
-pub mod report;
-
-use std::path::PathBuf;
 
 use ascendcl::{Error, Runtime};
+pub use ascendcl_cli::Backend;
 
 /// Path of the mock library built with this workspace.
 pub const MOCK_LIBRARY: &str = env!("ASCENDCL_MOCK_LIBRARY");
-
-/// Which library a program runs on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Backend {
-    /// A real AscendCL library (an Atlas card, or ASCENDCL_LIBRARY).
-    Device(PathBuf),
-    /// The behavioural mock.
-    Mock(PathBuf),
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Backend::Device(path) => write!(f, "device ({})", path.display()),
-            Backend::Mock(path) => write!(f, "mock ({})", path.display()),
-        }
-    }
-}
 
 /// Initialises the runtime on the device, or on the mock when no AscendCL
 /// library is installed and `ASCENDCL_LIBRARY` is not set.
@@ -51,11 +33,6 @@ pub fn runtime() -> Result<(Runtime, Backend), Error> {
         Err(e) => return Err(e.into()),
     };
     let runtime = Runtime::with_library(lib)?;
-    let path = lib.path().to_path_buf();
-    let backend = if runtime.is_mock() {
-        Backend::Mock(path)
-    } else {
-        Backend::Device(path)
-    };
+    let backend = Backend::of(&runtime, lib);
     Ok((runtime, backend))
 }

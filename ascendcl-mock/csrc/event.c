@@ -383,3 +383,52 @@ ACLMOCK_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, 
     jo_f64(&c, "ms", d);
     return call_end(&c, ACL_SUCCESS);
 }
+
+/*
+ * aclrtEventGetTimestamp (v8.5.0): timestamp, then event null -> 100000
+ * (event.cpp:255-256); EXTERNAL or IPC events -> 207000 (api_error.cc:
+ * 1352-1355); never recorded -> 507000 (event.cc:1177-1179, the code
+ * aclrtEventElapsedTime gives for it); the time of the latest completed
+ * recording in microseconds: event.cc:1185 divides the 50 MHz count by
+ * freq / 1000 with freq = 50000 ticks per ms on an Ascend910B
+ * (task_base.hpp:40), although the header calls the result "syscnt".
+ * A recording that has not completed, or an event without
+ * ACL_EVENT_TIME_LINE, has no timestamp: 107006, as aclrtEventElapsedTime
+ * (the device's clock is firmware; docs/mock-conformance.md).
+ */
+ACLMOCK_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    mock_call c;
+    call_begin(&c, FN_aclrtEventGetTimestamp);
+    ja_obj(&c, "event", event, OBJ_EVENT);
+    if (call_faulted(&c)) {
+        return call_end(&c, c.fault_code);
+    }
+    if (!timestamp || !event) {
+        return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "%s is null", timestamp ? "event" : "timestamp"));
+    }
+    mock_event *ev = event_arg(event, "event");
+    if (!ev) {
+        return call_end(&c, tls()->last_rc);
+    }
+    if (ev->flags == RT_EV_EXTERNAL || ev->flags == RT_EV_IPC) {
+        return call_end(&c, fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "EXTERNAL and IPC events have no timestamps"));
+    }
+    if (ev->rec_gen == 0) {
+        return call_end(&c, fail(ACL_ERROR_RT_INTERNAL_ERROR, "e%llu has no recording",
+                                 (unsigned long long)ev->h.id));
+    }
+    if (!ev->timeline) {
+        return call_end(&c, fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "e%llu was created without ACL_EVENT_TIME_LINE",
+                                 (unsigned long long)ev->h.id));
+    }
+    if (!event_complete(ev) || ev->ts_ns == 0) {
+        return call_end(&c, fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                                 "e%llu has not completed (synchronize it first)", (unsigned long long)ev->h.id));
+    }
+    uint64_t us = ev->ts_ns / 1000;
+    replay_out_u64(&c, "timestamp", &us);
+    *timestamp = us;
+    jo_u64(&c, "timestamp", us);
+    return call_end(&c, ACL_SUCCESS);
+}

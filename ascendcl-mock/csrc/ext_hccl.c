@@ -88,7 +88,7 @@ ACLMOCK_EXPORT int32_t aclmock_current_device(void)
     return ctx ? ctx->device : -1;
 }
 
-ACLMOCK_EXPORT uint32_t aclmock_device_count(void) { return G.device_count; }
+/* aclmock_device_count is defined in ext_ops.c. */
 
 ACLMOCK_EXPORT int32_t aclmock_stream_device(const void *stream, int32_t *device)
 {

@@ -55,6 +55,10 @@ ACLMOCK_EXPORT int32_t aclmock_fail(int32_t code, const char *fmt, ...)
 
 ACLMOCK_EXPORT uint64_t aclmock_generation(void) { return G.gen; }
 
+/* The number of devices (the profiler library's device-id checks); call
+ * between aclmock_call_begin and aclmock_call_end (the lock is held). */
+ACLMOCK_EXPORT uint32_t aclmock_device_count(void) { return G.device_count; }
+
 ACLMOCK_EXPORT void aclmock_live_add(int kind, int64_t delta)
 {
     if (kind >= 0 && kind < ACLMOCK_RES_COUNT) {

@@ -37,7 +37,7 @@ static void alloc_insert(mock_device *d, const mock_alloc *al)
     d->nallocs++;
 }
 
-static void host_insert(const mock_host *h)
+void host_insert(const mock_host *h)
 {
     if (G.nhosts == G.caphosts) {
         size_t ncap = G.caphosts ? G.caphosts * 2 : 64;
@@ -61,7 +61,9 @@ void memory_reset_locked(void)
 {
     for (size_t i = 0; i < G.nhosts; i++) {
         order_log_free(&G.hosts[i].log);
-        free((void *)G.hosts[i].addr);
+        if (!G.hosts[i].registered) { /* registered memory is the caller's */
+            free((void *)G.hosts[i].addr);
+        }
     }
     free(G.hosts);
     G.hosts = NULL;
@@ -272,7 +274,7 @@ ACLMOCK_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
         return call_end(&c, fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of pinned host memory",
                                  size));
     }
-    mock_host h = {++G.next_host, (uintptr_t)p, size, NULL};
+    mock_host h = {.id = ++G.next_host, .addr = (uintptr_t)p, .size = size};
     host_insert(&h);
     pm_del(&G.freed_host, (uint64_t)(uintptr_t)p);
     G.live[ACLMOCK_RES_HOST_BUFFER]++;
@@ -293,6 +295,14 @@ ACLMOCK_EXPORT aclError aclrtFreeHost(void *hostPtr)
         return call_end(&c, fail(ACL_ERROR_INVALID_PARAM, "hostPtr is null"));
     }
     mock_host *h = host_find((uintptr_t)hostPtr, false);
+    if (h && h->registered) {
+        /* the runtime frees only what it allocated; registered memory is
+         * released by aclrtHostUnregister (host_register.c) */
+        misuse(ACLMOCK_MISUSE_UNKNOWN_POINTER, "%p was registered by aclrtHostRegister, not allocated by "
+               "aclrtMallocHost (use aclrtHostUnregister)", hostPtr);
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p was registered by aclrtHostRegister; release it "
+                                 "with aclrtHostUnregister", hostPtr));
+    }
     if (!h) {
         uint64_t id = 0;
         bool freed = pm_get(&G.freed_host, (uint64_t)(uintptr_t)hostPtr, &id);

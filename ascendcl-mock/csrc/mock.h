@@ -52,6 +52,7 @@ static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 #include "acl_functions.h"
 #include "ops_functions.h"
 #include "hccl_functions.h"
+#include "prof_functions.h"
 #include "json_quote.h"
 
 enum mock_fn {
@@ -59,6 +60,7 @@ enum mock_fn {
     MOCK_FUNCTIONS(MOCK_FN_ENUM)
     MOCK_OPS_FUNCTIONS(MOCK_FN_ENUM)
     MOCK_HCCL_FUNCTIONS(MOCK_FN_ENUM)
+    MOCK_PROF_FUNCTIONS(MOCK_FN_ENUM)
 #undef MOCK_FN_ENUM
     FN_COUNT
 };
@@ -112,7 +114,7 @@ uint64_t ea_largest(const extent_alloc *a);
 
 /* ------------------------------------------------------------- objects */
 
-enum obj_kind { OBJ_CTX = 1, OBJ_STREAM, OBJ_EVENT, OBJ_PHYS };
+enum obj_kind { OBJ_CTX = 1, OBJ_STREAM, OBJ_EVENT, OBJ_PHYS, OBJ_DATABUF /* never journaled as a handle */ };
 
 typedef struct mock_obj {
     int kind;
@@ -128,10 +130,13 @@ typedef struct mock_ctx {
     int device;
     bool is_default;
     mock_stream *default_stream;
+    int64_t sysopt[3];   /* aclrtCtxSetSysParamOpt values (rt_settings.c) */
+    bool sysopt_set[3];
 } mock_ctx;
 
 typedef enum task_kind {
     TASK_COPY,
+    TASK_COPY2D, /* aclrtMemcpy2dAsync (copy2d.c) */
     TASK_SET,
     TASK_RECORD,
     TASK_RESET_EVENT,
@@ -156,6 +161,12 @@ typedef struct mock_task {
             size_t count;
             uint64_t dst_fp, src_fp;
         } copy;
+        struct {
+            void *dst;
+            const void *src;
+            size_t dpitch, spitch, width, height;
+            uint64_t dst_fp, src_fp;
+        } copy2d;
         struct {
             void *dst;
             int value;
@@ -197,6 +208,8 @@ struct mock_stream {
     bool subscribed;  /* aclrtSubscribeReport (SUBSCRIBE_USER) */
     bool runtime_sub; /* aclrtLaunchHostFunc used it (SUBSCRIBE_RUNTIME) */
     uint64_t sub_thread;
+    bool stop_on_failure; /* aclrtSetStreamFailureMode(ACL_STOP_ON_FAILURE) */
+    uint32_t overflow;    /* aclrtSetStreamOverflowSwitch */
     uint32_t ord;       /* order id (order.c) */
     vclock vc;          /* what this stream's next task is ordered after */
     uint64_t host_seen; /* G.host_ver last joined into vc */
@@ -238,6 +251,7 @@ typedef struct mock_host {
     uintptr_t addr;
     size_t size;
     acc_log *log;
+    bool registered; /* aclrtHostRegister: the caller's memory, not ours */
 } mock_host;
 
 typedef struct mock_map {
@@ -262,6 +276,7 @@ typedef struct mock_device {
     int refcount;
     mock_ctx *default_ctx;
     uint32_t nstreams, nevents;
+    uint64_t peers; /* bit p: aclrtDeviceEnablePeerAccess(p) from this device */
     extent_alloc heap; /* HBM arena: aclrtMalloc and aclrtMallocPhysical */
     extent_alloc vspace; /* VMM window: reservations */
     uintptr_t mwin, vwin; /* aligned bases of the PROT_NONE windows */
@@ -305,6 +320,12 @@ typedef struct mock_global {
     bool abort_on_misuse;
     size_t journal_cap;
     uint64_t hccl_connect_ms, hccl_exec_ms; /* ext_hccl.c */
+
+    /* process-wide settings (rt_settings.c) */
+    int sat_mode;                      /* aclrtSetDeviceSatMode */
+    uint32_t op_wait_timeout_s;        /* aclrtSetOpWaitTimeout */
+    uint32_t op_execute_timeout_s;     /* aclrtSetOpExecuteTimeOut */
+    aclrtExceptionInfoCallback exception_cb;
 
     /* init */
     uint64_t init_count;
@@ -515,6 +536,8 @@ bool mem_window(uintptr_t a, int *dev, bool *vmm);
 /* Copies between any two validated ranges (device backing or host). */
 void mem_copy(void *dst, const void *src, size_t n);
 void mem_fill(void *dst, int value, size_t n);
+/* A strided copy of height rows of width bytes (copy2d.c). */
+void copy2d_rows(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
 void arena_release_backing(int device, uint64_t off, uint64_t len, uint64_t lo, uint64_t hi);
 uint64_t arena_backed_bytes(void);
 /* Symbolic name of an address for the journal. */
@@ -531,6 +554,9 @@ mock_phys *phys_arg(const void *handle, bool allow_freed);
 mock_resv *resv_of(const void *va, int *dev);
 void memory_reset_locked(void);
 void hostderef_install(void);
+/* Inserts a pinned or registered host block, kept sorted (memory.c). */
+void host_insert(const mock_host *h);
+void settings_reset_locked(void);
 
 /* ---------------------------------------------------------------- hccl */
 void hccl_reset_locked(void); /* ext_hccl.c: timeouts from the environment */

@@ -230,6 +230,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
     callbacks_reset_locked();
     memory_reset_locked();
     devices_reset_locked();
+    settings_reset_locked();
     free_objects_locked();
     order_reset_locked();
     memset(G.live, 0, sizeof(G.live));

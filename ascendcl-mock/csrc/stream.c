@@ -88,6 +88,19 @@ static void task_finish(mock_task *t, bool executed)
 
 static bool discarding(const mock_stream *s) { return s->stopping && s->discard; }
 
+/* ACL_STOP_ON_FAILURE (aclrtSetStreamFailureMode): once a task of the stream
+ * failed (its error waits in `sticky` for the next synchronize), later device
+ * work (copies, fills, kernels) is not run. Event tasks, host functions and
+ * callbacks still complete, so nothing waiting on them hangs (a choice of
+ * the mock: the device side is firmware, docs/mock-conformance.md). */
+static bool skipped_after_failure(const mock_stream *s, const mock_task *t)
+{
+    if (!s->stop_on_failure || !s->sticky) {
+        return false;
+    }
+    return t->kind == TASK_COPY || t->kind == TASK_COPY2D || t->kind == TASK_SET || t->kind == TASK_COMPUTE;
+}
+
 /* Checks that a device or pinned side of a queued task still refers to the
  * same memory as when it was queued. */
 static bool side_still_valid(const mock_stream *s, const mock_task *t, const void *p, size_t n, bool write,
@@ -116,6 +129,15 @@ static void task_execute(mock_stream *s, mock_task *t)
             mem_copy(t->u.copy.dst, t->u.copy.src, t->u.copy.count);
         }
         break;
+    case TASK_COPY2D: {
+        size_t h = t->u.copy2d.height, w = t->u.copy2d.width;
+        size_t dspan = t->u.copy2d.dpitch * (h - 1) + w, sspan = t->u.copy2d.spitch * (h - 1) + w;
+        if (side_still_valid(s, t, t->u.copy2d.dst, dspan, true, t->u.copy2d.dst_fp, "destination") &&
+            side_still_valid(s, t, t->u.copy2d.src, sspan, false, t->u.copy2d.src_fp, "source")) {
+            copy2d_rows(t->u.copy2d.dst, t->u.copy2d.dpitch, t->u.copy2d.src, t->u.copy2d.spitch, w, h);
+        }
+        break;
+    }
     case TASK_SET:
         if (side_still_valid(s, t, t->u.set.dst, t->u.set.count, true, t->u.set.fp, "destination")) {
             mem_fill(t->u.set.dst, t->u.set.value, t->u.set.count);
@@ -178,7 +200,7 @@ static void *worker_main(void *arg)
                 sleep_us(delay);
                 mock_lock();
             }
-            if (!discarding(s)) {
+            if (!discarding(s) && !skipped_after_failure(s, t)) {
                 task_execute(s, t);
                 executed = true;
             }

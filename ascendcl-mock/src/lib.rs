@@ -111,6 +111,10 @@ pub fn hccl_path() -> &'static std::path::Path {
 pub fn hcomm_path() -> &'static std::path::Path {
     std::path::Path::new(HCOMM_PATH)
 }
+/// Path of the mock's `libmsprofiler.so` (the `aclprof*` functions of
+/// `acl/acl_prof.h`: argument and state checks, journaled, nothing
+/// collected), next to [`LIBRARY_PATH`] where `ascendcl_sys::prof` finds it.
+pub const PROFILER_PATH: &str = env!("ASCENDCL_MOCK_PROFILER_PATH");
 
 /// Path of the mock's `libnnopbase.so` ([`NNOPBASE_PATH`]).
 pub fn nnopbase_path() -> &'static std::path::Path {

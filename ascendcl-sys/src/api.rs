@@ -104,6 +104,20 @@ acl_functions! {
     fn aclsysGetVersionNum(pkgName: *mut c_char, versionNum: *mut i32) -> aclError;
     /// SoC name of device 0 (e.g. `Ascend910B1`), or null.
     fn aclrtGetSocName() -> *const c_char;
+    /// Creates a descriptor of `(data, size)`; null if out of host memory.
+    fn aclCreateDataBuffer(data: *mut c_void, size: usize) -> *mut aclDataBuffer;
+    /// Destroys a descriptor (not the memory it describes).
+    fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) -> aclError;
+    /// Re-points a descriptor at other memory.
+    fn aclUpdateDataBuffer(dataBuffer: *mut aclDataBuffer, data: *mut c_void, size: usize) -> aclError;
+    /// The descriptor's address (null for a null descriptor).
+    fn aclGetDataBufferAddr(dataBuffer: *const aclDataBuffer) -> *mut c_void;
+    /// The descriptor's size in bytes (0 for a null descriptor).
+    fn aclGetDataBufferSizeV2(dataBuffer: *const aclDataBuffer) -> usize;
+    /// The optional features available here, as a runtime-owned array.
+    fn aclGetCannAttributeList(cannAttrList: *mut *const aclCannAttr, num: *mut usize) -> aclError;
+    /// Whether one optional feature is available (1) or not (0).
+    fn aclGetCannAttribute(cannAttr: aclCannAttr, value: *mut i32) -> aclError;
 
     // ----------------------------------------------------------------- devices
     /// Binds the calling thread to a device (counted per device) and creates
@@ -121,6 +135,40 @@ acl_functions! {
     fn aclrtSynchronizeDevice() -> aclError;
     /// Waits for all work on the current device, at most `timeout` ms (-1: forever).
     fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
+    /// One numeric fact about a device (cores, memory, topology).
+    fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
+    /// Whether a device supports a feature (1) or not (0).
+    fn aclrtGetDeviceCapability(deviceId: i32, devFeatureType: aclrtDevFeatureType, value: *mut i32) -> aclError;
+    /// Busy percentages of a device's engines (`utilizationExtend` must be null).
+    fn aclrtGetDeviceUtilizationRate(deviceId: i32, utilizationInfo: *mut aclrtUtilizationInfo) -> aclError;
+    /// Sets the current device's floating-point overflow mode.
+    fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError;
+    /// The current device's floating-point overflow mode.
+    fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError;
+    /// Whether `deviceId` can access `peerDeviceId`'s memory; output first.
+    fn aclrtDeviceCanAccessPeer(canAccessPeer: *mut i32, deviceId: i32, peerDeviceId: i32) -> aclError;
+    /// Lets the current device access `peerDeviceId`'s memory (`flags` must be 0).
+    fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
+    /// Undoes `aclrtDeviceEnablePeerAccess`.
+    fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
+    /// Whether `deviceId` has enabled access to `peerDeviceId` (1) or not (0).
+    fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError;
+    /// Process-wide timeout of operator event waits, in seconds.
+    fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
+    /// Process-wide timeout of operator execution, in seconds.
+    fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
+    /// Registers the callback called with the details of failed device tasks.
+    fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError;
+    /// Task id of an exception (0xFFFFFFFF for null).
+    fn aclrtGetTaskIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    /// Stream id of an exception (0xFFFFFFFF for null).
+    fn aclrtGetStreamIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    /// Thread id of an exception (0xFFFFFFFF for null).
+    fn aclrtGetThreadIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    /// Device id of an exception (0xFFFFFFFF for null).
+    fn aclrtGetDeviceIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    /// Error code of an exception (0xFFFFFFFF for null).
+    fn aclrtGetErrorCodeFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
 
     // ---------------------------------------------------------------- contexts
     /// Creates a context on a device and makes it current for this thread.
@@ -131,6 +179,12 @@ acl_functions! {
     fn aclrtSetCurrentContext(context: aclrtContext) -> aclError;
     /// The calling thread's current context (`ACL_ERROR_RT_CONTEXT_NULL` if none).
     fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError;
+    /// The current context's default stream, as a handle.
+    fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStream) -> aclError;
+    /// Sets a per-context option.
+    fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+    /// A per-context option (`ACL_ERROR_RT_SYSPARAMOPT_NOT_SET` if never set).
+    fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
 
     // ----------------------------------------------------------------- streams
     /// Creates a stream in the current context.
@@ -152,6 +206,12 @@ acl_functions! {
     fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError;
     /// As `aclrtStreamWaitEvent`, with a timeout in ms.
     fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, event: aclrtEvent, timeout: i32) -> aclError;
+    /// `ACL_CONTINUE_ON_FAILURE` or `ACL_STOP_ON_FAILURE` for a created stream.
+    fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError;
+    /// Turns a stream's overflow detection on (1) or off (0).
+    fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError;
+    /// A stream's overflow detection switch.
+    fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError;
 
     // ------------------------------------------------------------------ events
     /// Creates an event.
@@ -179,6 +239,8 @@ acl_functions! {
     fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError;
     /// Milliseconds between two completed timeline events; output first.
     fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError;
+    /// Device time of the event's completed recording, in microseconds.
+    fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError;
 
     // ------------------------------------------------------------------ memory
     /// Allocates device memory (64-byte aligned; rounded up to 32 plus 32 bytes).
@@ -200,6 +262,14 @@ acl_functions! {
     fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError;
     /// Frees pinned host memory.
     fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError;
+    /// Allocates pinned host memory with extra attributes (`cfg` may be null).
+    fn aclrtMallocHostWithCfg(ptr: *mut *mut c_void, size: u64, cfg: *mut aclrtMallocConfig) -> aclError;
+    /// Pins existing host memory and gives the address the device uses for it.
+    fn aclrtHostRegister(ptr: *mut c_void, size: u64, type_: aclrtHostRegisterType, devPtr: *mut *mut c_void) -> aclError;
+    /// Undoes `aclrtHostRegister`.
+    fn aclrtHostUnregister(ptr: *mut c_void) -> aclError;
+    /// Where the memory at `ptr` lives.
+    fn aclrtPointerGetAttributes(ptr: *const c_void, attributes: *mut aclrtPtrAttributes) -> aclError;
     /// Copies `count` bytes synchronously; `destMax` is the destination's capacity.
     fn aclrtMemcpy(dst: *mut c_void, destMax: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKind) -> aclError;
     /// Queues a copy on `stream`; asynchronous only for pinned host memory.
@@ -208,6 +278,27 @@ acl_functions! {
         destMax: usize,
         src: *const c_void,
         count: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    /// Copies `height` rows of `width` bytes between pitched layouts (H2D or D2H).
+    fn aclrtMemcpy2d(
+        dst: *mut c_void,
+        dpitch: usize,
+        src: *const c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+    /// Queues a 2-D copy on `stream` (null is refused: no default stream here).
+    fn aclrtMemcpy2dAsync(
+        dst: *mut c_void,
+        dpitch: usize,
+        src: *const c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
         kind: aclrtMemcpyKind,
         stream: aclrtStream,
     ) -> aclError;

@@ -19,6 +19,13 @@ pub mod types {
     include!("bindings/aclnn_types.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/aclnn_types.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/hccl_types.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/hccl_types.rs"));
+    include!("bindings/prof_types.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/prof_types.rs"));
 }
 
 /// The C declarations of the functions. Never called: they exist so that
@@ -40,4 +47,11 @@ pub(crate) mod functions {
     include!("bindings/aclnn_functions.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/aclnn_functions.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/hccl_functions.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/hccl_functions.rs"));
+    include!("bindings/prof_functions.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/prof_functions.rs"));
 }

@@ -42,6 +42,18 @@ pub enum LoadError {
         /// Every library tried, in order.
         attempts: Vec<Attempt>,
     },
+    /// The HCCL library (`libhccl.so`) was found in none of the directories
+    /// tried, listed in order.
+    HcclNotFound {
+        /// Every library tried, in order.
+        attempts: Vec<Attempt>,
+    },
+    /// The profiler library (`libmsprofiler.so`) was found in none of the
+    /// directories tried, listed in order.
+    ProfilerNotFound {
+        /// Every library tried, in order.
+        attempts: Vec<Attempt>,
+    },
     /// A different library was already selected for this process; a process
     /// talks to exactly one AscendCL runtime.
     AlreadySelected {
@@ -56,7 +68,10 @@ impl LoadError {
     /// The places tried, for [`LoadError::NotFound`]; empty otherwise.
     pub fn attempts(&self) -> &[Attempt] {
         match self {
-            LoadError::NotFound { attempts } | LoadError::AclnnNotFound { attempts } => attempts,
+            LoadError::NotFound { attempts }
+            | LoadError::AclnnNotFound { attempts }
+            | LoadError::HcclNotFound { attempts }
+            | LoadError::ProfilerNotFound { attempts } => attempts,
             LoadError::AlreadySelected { .. } => &[],
         }
     }
@@ -85,6 +100,28 @@ impl fmt::Display for LoadError {
                     f,
                     "\nSet ASCENDCL_ACLNN_DIR to the directory holding libnnopbase.so and \
                      libopapi.so (CANN's lib64), or install the CANN operator packages."
+                )
+            }
+            LoadError::HcclNotFound { attempts } => {
+                write!(f, "could not load the HCCL library; tried:")?;
+                for attempt in attempts {
+                    write!(f, "\n  - {attempt}")?;
+                }
+                write!(
+                    f,
+                    "\nSet ASCENDCL_HCCL_DIR to the directory holding libhccl.so (and libhcomm.so \
+                     on CANN 8.5+; CANN's lib64), or install CANN's HCCL package."
+                )
+            }
+            LoadError::ProfilerNotFound { attempts } => {
+                write!(f, "could not load the profiler library; tried:")?;
+                for attempt in attempts {
+                    write!(f, "\n  - {attempt}")?;
+                }
+                write!(
+                    f,
+                    "\nSet ASCENDCL_PROFILER_LIBRARY to libmsprofiler.so (in CANN's lib64, \
+                     next to the runtime library)."
                 )
             }
             LoadError::AlreadySelected {

@@ -31,6 +31,12 @@
 //! # }
 //! ```
 //!
+//! Beside the runtime, three families of libraries are opened on first use,
+//! next to the runtime library by default: the aclnn operator libraries
+//! ([`aclnn`](mod@aclnn)), HCCL ([`hccl`](mod@hccl): `libhccl.so`, then
+//! `libhcomm.so` for each symbol; types from our header `include/hccl/hccl.h`)
+//! and the profiler ([`prof`](mod@prof), `libmsprofiler.so`).
+//!
 //! Nothing here is safe to use casually: the `ascendcl` crate is the safe layer.
 
 pub mod aclnn;
@@ -38,14 +44,18 @@ mod api;
 mod bindings;
 pub mod cann;
 mod error;
+pub mod hccl;
 pub mod library;
+pub mod prof;
 
 pub use aclnn::{ACLNN_FUNCTIONS, Aclnn, aclnn};
 pub use api::FUNCTIONS;
 pub use bindings::types;
 pub use bindings::types::*;
 pub use error::{Attempt, LoadError, SymbolError};
+pub use hccl::{HCCL_FUNCTIONS, Hccl, hccl_for};
 pub use library::{LIBRARY_ENV_VAR, Library, discover, library, select_library, selected_library};
+pub use prof::{PROF_FUNCTIONS, Profiler, profiler};
 
 /// Version of the declared API, as the header's `ACL_*_VERSION` macros say.
 pub const DECLARED_VERSION: (u32, u32, u32) =

@@ -207,10 +207,12 @@ pub fn discover() -> Result<&'static Library, LoadError> {
     let env = |name: &str| std::env::var_os(name);
     let mut attempts = Vec::new();
     if std::env::var_os(LIBRARY_ENV_VAR).is_none() {
-        // Report CANN roots that were named but hold no library, so a wrong
-        // ASCEND_TOOLKIT_HOME is visible in the error.
+        // Report every CANN root that holds no library — the ones named by
+        // the environment (so a wrong ASCEND_TOOLKIT_HOME is visible) and the
+        // $HOME and /usr/local/Ascend defaults — so the error lists every
+        // place tried, as the README promises.
         for root in cann::candidate_roots(&env) {
-            if root.source != "default location" && root.library_files().is_empty() {
+            if root.library_files().is_empty() {
                 let reason = if root.exists() {
                     "no libascendcl.so or libacl_rt.so under it"
                 } else {

@@ -222,6 +222,28 @@ fn a_wrong_cann_root_is_listed_among_the_attempts() {
 }
 
 #[test]
+fn the_not_found_error_lists_the_default_cann_roots_too() {
+    let out = discovery_in_child(&[
+        ("ASCEND_TOOLKIT_HOME", ""),
+        ("ASCEND_HOME_PATH", ""),
+        ("ASCEND_INSTALL_PATH", ""),
+        ("HOME", "/nonexistent-home"),
+        ("LD_LIBRARY_PATH", ""),
+    ]);
+    // On a machine with a real CANN a default root may hold the library.
+    if out.contains("ERROR") {
+        for root in [
+            "/nonexistent-home/Ascend/cann (from $HOME/Ascend/cann)",
+            "/nonexistent-home/Ascend/ascend-toolkit/latest (from $HOME/Ascend/ascend-toolkit/latest)",
+            "/usr/local/Ascend/cann (from default location)",
+            "/usr/local/Ascend/ascend-toolkit/latest (from default location)",
+        ] {
+            assert!(out.contains(root), "{root} missing in {out}");
+        }
+    }
+}
+
+#[test]
 fn selecting_a_second_different_library_is_refused() {
     let out = {
         let mut cmd = Command::new(std::env::current_exe().unwrap());

@@ -11,8 +11,8 @@ use ascendcl_sys::{aclrtMemcpyKind, aclrtStream};
 use crate::call::check;
 use crate::error::Result;
 use crate::memory::{
-    DeviceCopy, DeviceSlice, DeviceSliceMut, HostBuffer, RawParts, Tracked,
-    same_device as slice_same_device, same_len, sealed::Sealed,
+    DeviceCopy, DeviceSlice, DeviceSliceMut, HostSlice, HostSliceMut, RawParts, Tracked,
+    same_device as slice_same_device, same_len,
 };
 use crate::pending::Pending;
 use crate::stream::Stream;
@@ -20,13 +20,19 @@ use crate::tracker::{self, Access, FailedLaunch, UseTracker};
 
 impl Stream {
     /// Queues a copy of pinned host memory into device memory.
-    pub fn copy_host_to_device<'a, T, D>(
+    ///
+    /// The source is a [`HostBuffer`](crate::HostBuffer) or a view of part
+    /// of one ([`HostBuffer::slice`](crate::HostBuffer::slice)); the
+    /// destination a device buffer, view or block of the same length. Only
+    /// those elements are copied.
+    pub fn copy_host_to_device<'a, T, S, D>(
         &'a self,
-        src: &'a HostBuffer<T>,
+        src: &'a S,
         dst: &'a mut D,
     ) -> Result<Pending<'a, D>>
     where
         T: DeviceCopy,
+        S: HostSlice<T> + ?Sized,
         D: DeviceSliceMut<T> + ?Sized,
     {
         slice_same_device("copy_host_to_device", &dst.raw_parts(), self.context())?;
@@ -38,15 +44,18 @@ impl Stream {
         )
     }
 
-    /// Queues a copy of device memory into pinned host memory.
-    pub fn copy_device_to_host<'a, T, S>(
+    /// Queues a copy of device memory into pinned host memory: a
+    /// [`HostBuffer`](crate::HostBuffer) or a mutable view of part of one
+    /// ([`HostBuffer::slice_mut`](crate::HostBuffer::slice_mut)).
+    pub fn copy_device_to_host<'a, T, S, D>(
         &'a self,
         src: &'a S,
-        dst: &'a mut HostBuffer<T>,
-    ) -> Result<Pending<'a, HostBuffer<T>>>
+        dst: &'a mut D,
+    ) -> Result<Pending<'a, D>>
     where
         T: DeviceCopy,
         S: DeviceSlice<T> + ?Sized,
+        D: HostSliceMut<T> + ?Sized,
     {
         let s = src.raw_parts();
         slice_same_device("copy_device_to_host", &s, self.context())?;
@@ -104,9 +113,26 @@ impl Stream {
         })
     }
 
-    /// Queues setting every byte of `dst` to `value`. Like every
-    /// [`Pending`], the returned guard waits for the fill when dropped; call
-    /// [`Pending::detach`] to queue it and move on (`dst` stays tracked).
+    /// Queues setting every byte of `dst` to `value`.
+    ///
+    /// Like every [`Pending`] (a copy's too), the returned guard **blocks
+    /// when dropped** until the fill has run: `stream.fill_bytes(..)?;`
+    /// alone is a synchronous fill. To queue it and move on, call
+    /// [`Pending::detach`]: `dst` stays tracked, so reading it from the host,
+    /// freeing it or using it on another stream still waits for (or is
+    /// ordered after) the fill, and work queued later on this stream runs
+    /// after it by stream order.
+    ///
+    /// ```
+    /// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+    /// use ascendcl::prelude::*;
+    /// let ctx = ascendcl::Device::open(&rt, 0)?.default_context();
+    /// let stream = Stream::new(&ctx)?;
+    /// let mut device = DeviceBuffer::<u8>::alloc(&ctx, 4)?;
+    /// stream.fill_bytes(&mut device, 7)?.detach(); // queued, not waited for
+    /// assert_eq!(device.to_vec()?, vec![7; 4]); // the read waits for the fill
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
     pub fn fill_bytes<'a, T, D>(&'a self, dst: &'a mut D, value: u8) -> Result<Pending<'a, D>>
     where
         T: DeviceCopy,

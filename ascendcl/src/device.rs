@@ -35,6 +35,24 @@ pub(crate) fn memory_info(ctx: &Context) -> Result<MemoryInfo> {
     Ok(MemoryInfo { free, total })
 }
 
+/// How busy a device's engines are, in percent; `None` where the device
+/// cannot say (`aclrtGetDeviceUtilizationRate` answers -1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Utilization {
+    /// The AI (cube) cores.
+    pub cube: Option<u8>,
+    /// The vector cores.
+    pub vector: Option<u8>,
+    /// The AI CPUs.
+    pub aicpu: Option<u8>,
+    /// The memory (CANN 8.5 never reports it).
+    pub memory: Option<u8>,
+}
+
+fn percent(v: i32) -> Option<u8> {
+    u8::try_from(v).ok().filter(|p| *p <= 100)
+}
+
 /// One `aclrtSetDevice` reference, released on drop.
 pub(crate) struct DeviceRef {
     pub(crate) runtime: Runtime,
@@ -130,6 +148,52 @@ impl Device {
     /// Free and total HBM of the device (`aclrtGetMemInfo(ACL_HBM_MEM)`).
     pub fn memory_info(&self) -> Result<MemoryInfo> {
         memory_info(&self.default)
+    }
+
+    /// How busy the device's engines are (`aclrtGetDeviceUtilizationRate`).
+    ///
+    /// ```
+    /// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+    /// let device = ascendcl::Device::open(&rt, 0)?;
+    /// let load = device.utilization()?;
+    /// assert_eq!(load.memory, None); // never reported by CANN 8.5
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn utilization(&self) -> Result<Utilization> {
+        let lib = self.default.lib();
+        let mut info = sys::aclrtUtilizationInfo {
+            cubeUtilization: -1,
+            vectorUtilization: -1,
+            aicpuUtilization: -1,
+            memoryUtilization: -1,
+            utilizationExtend: std::ptr::null_mut(),
+        };
+        // SAFETY: a valid out-pointer whose reserved extension is null, as
+        // the runtime requires; the device id is one we opened.
+        check(lib, "aclrtGetDeviceUtilizationRate", unsafe {
+            lib.aclrtGetDeviceUtilizationRate(self.id() as i32, &mut info)
+        })?;
+        Ok(Utilization {
+            cube: percent(info.cubeUtilization),
+            vector: percent(info.vectorUtilization),
+            aicpu: percent(info.aicpuUtilization),
+            memory: percent(info.memoryUtilization),
+        })
+    }
+
+    /// Whether this device can access `peer`'s memory
+    /// (`aclrtDeviceCanAccessPeer`); a device can always access its own.
+    pub fn can_access_peer(&self, peer: &Device) -> Result<bool> {
+        if peer.id() == self.id() {
+            return Ok(true);
+        }
+        let lib = self.default.lib();
+        let mut can = 0i32;
+        // SAFETY: a valid out-pointer and two device ids we opened.
+        check(lib, "aclrtDeviceCanAccessPeer", unsafe {
+            lib.aclrtDeviceCanAccessPeer(&mut can, self.id() as i32, peer.id() as i32)
+        })?;
+        Ok(can == 1)
     }
 
     fn refuse_inside_callback(&self) -> Result<()> {

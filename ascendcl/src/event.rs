@@ -216,6 +216,35 @@ impl Event {
         }
         Ok(Duration::from_secs_f64(f64::from(ms) / 1000.0))
     }
+
+    /// Device time of this event's completed recording
+    /// (`aclrtEventGetTimestamp`, microseconds since an arbitrary device
+    /// epoch): only differences between timestamps of one device mean
+    /// anything. The event needs [`EventFlags::TIMELINE`] and a completed
+    /// recording.
+    ///
+    /// ```
+    /// # use ascendcl::prelude::*;
+    /// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+    /// # let ctx = Device::open(&rt, 0)?.default_context();
+    /// let stream = Stream::new(&ctx)?;
+    /// let (a, b) = (Event::with_flags(&ctx, EventFlags::TIMELINE)?, Event::with_flags(&ctx, EventFlags::TIMELINE)?);
+    /// a.record(&stream)?;
+    /// b.record(&stream)?;
+    /// stream.synchronize()?;
+    /// assert!(b.timestamp()? >= a.timestamp()?);
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn timestamp(&self) -> Result<Duration> {
+        self.inner.ctx.bind()?;
+        let lib = self.inner.ctx.lib();
+        let mut us = 0u64;
+        // SAFETY: a live event and a valid out-pointer.
+        check(lib, "aclrtEventGetTimestamp", unsafe {
+            lib.aclrtEventGetTimestamp(self.inner.raw, &mut us)
+        })?;
+        Ok(Duration::from_micros(us))
+    }
 }
 
 impl Drop for EventInner {

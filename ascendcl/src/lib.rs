@@ -71,6 +71,7 @@ mod deferred;
 mod device;
 pub mod error;
 mod event;
+pub mod hccl;
 mod memory;
 pub mod ops;
 mod pending;
@@ -85,21 +86,21 @@ pub mod vmm;
 pub use ascendcl_sys as sys;
 pub use context::{Context, CurrentContext, forget_current_context};
 pub use deferred::take_deferred_errors;
-pub use device::{Device, MemoryInfo};
+pub use device::{Device, MemoryInfo, Utilization};
 pub use error::{AclError, Category, Error, Result};
 pub use event::{Event, EventFlags};
 pub use memory::{
     DeviceBuffer, DeviceCopy, DeviceMemory, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut,
-    HostBuffer, MallocPolicy, Tracked,
+    HostBuffer, HostSlice, HostSliceMut, HostView, HostViewMut, MallocPolicy, Tracked,
 };
-pub use pending::Pending;
+pub use pending::{Detached, Pending};
 pub use runtime::{RunMode, Runtime};
 pub use stream::{Stream, StreamFlags};
 
 /// The types and traits most programs need.
 pub mod prelude {
     pub use crate::{
-        Context, Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, EventFlags, HostBuffer,
-        Pending, Runtime, Stream, StreamFlags,
+        Context, Detached, Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, EventFlags,
+        HostBuffer, Pending, Runtime, Stream, StreamFlags,
     };
 }

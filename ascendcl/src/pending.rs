@@ -4,6 +4,7 @@ use crate::deferred;
 use crate::error::Result;
 use crate::event::Marker;
 use crate::memory::{DeviceMemory, Tracked};
+pub use crate::queued::Detached;
 use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
@@ -74,10 +75,14 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     /// Ends the borrows without waiting: the operation stays queued and both
     /// buffers remember it, so the next host access waits for it and work on
     /// another stream is ordered after it (the same as leaking the guard,
-    /// said on purpose). Errors of the operation show up at the next
-    /// synchronizing call.
-    pub fn detach(mut self) {
-        self.queued.detach();
+    /// said on purpose).
+    ///
+    /// Returns a [`Detached`] handle that borrows nothing: store it (a ring
+    /// of in-flight transfers is an array of them) and wait for it when you
+    /// want the operation's errors, or drop it and let the next synchronizing
+    /// call report them. Dropping it never blocks.
+    pub fn detach(mut self) -> Detached {
+        self.queued.take_detached()
     }
 
     /// Waits until the operation has finished and releases the buffers.

@@ -9,6 +9,94 @@ use crate::event::Marker;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
 
+/// A queued operation whose buffers are no longer borrowed: what
+/// [`Pending::detach`](crate::Pending::detach) returns.
+///
+/// The buffers' trackers remember the operation, so nothing needs this
+/// handle for safety: reading, overwriting or freeing a buffer waits for the
+/// operation, and work on another stream is ordered after it. Keep it to
+/// wait for the operation (and see its errors) at a time of your choosing,
+/// or to poll it; drop it freely: dropping never blocks. It holds a clone of
+/// its stream's handle, so the stream is destroyed only after the handle is
+/// dropped too.
+///
+/// Its point is loops that keep several transfers in flight, where a guard
+/// that borrows its buffers cannot be stored next to the buffers it borrows
+/// (a ring of `Pending`s over `[HostBuffer; 2]` does not compile):
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::prelude::*;
+/// let ctx = ascendcl::Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let mut staging = [HostBuffer::<f32>::zeroed(&ctx, 4)?, HostBuffer::zeroed(&ctx, 4)?];
+/// let mut device = [DeviceBuffer::<f32>::zeroed(&ctx, 4)?, DeviceBuffer::zeroed(&ctx, 4)?];
+/// let mut in_flight: [Option<Detached>; 2] = [None, None];
+/// for step in 0..6 {
+///     let slot = step % 2;
+///     // Optional: the write below waits for the slot's previous upload
+///     // anyway; waiting here reports that upload's errors now.
+///     if let Some(upload) = in_flight[slot].take() {
+///         upload.wait()?;
+///     }
+///     staging[slot].fill(step as f32);
+///     let upload = stream.copy_host_to_device(&staging[slot], &mut device[slot])?;
+///     in_flight[slot] = Some(upload.detach());
+/// }
+/// assert_eq!(device[1].to_vec()?, vec![5.0; 4]); // the read waits for the upload
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub struct Detached {
+    stream: Stream,
+    /// `None` once waited for (or when the guard was already settled).
+    marker: Option<Weak<Marker>>,
+}
+
+impl std::fmt::Debug for Detached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Detached")
+            .field("stream", &self.stream)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Detached {
+    /// The stream the operation was queued on.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// Whether the operation has finished, without waiting. Never `true`
+    /// too early; may say `false` for a finished operation whose buffers
+    /// were used again on its stream (it then asks whether the stream is idle).
+    pub fn is_complete(&self) -> Result<bool> {
+        let Some(weak) = &self.marker else {
+            return Ok(true);
+        };
+        match weak.upgrade() {
+            Some(marker) => marker.is_complete(),
+            None => self.stream.query(),
+        }
+    }
+
+    /// Waits until the operation has finished, reporting its errors and
+    /// any error parked by a destructor since. The buffers learn that it
+    /// finished at their next access (a cheap check of a completed event).
+    pub fn wait(mut self) -> Result<()> {
+        crate::deferred::check_parked()?;
+        let Some(weak) = self.marker.take() else {
+            return Ok(());
+        };
+        // A vanished marker was waited for or covered by a later use of the
+        // buffers: the stream has passed the operation once it is idle.
+        let Some(marker) = weak.upgrade() else {
+            return self.stream.synchronize_queued();
+        };
+        crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
+        marker.synchronize()
+    }
+}
+
 /// A queued operation seen from its guard.
 ///
 /// The marker is held weakly: the buffers' trackers own it, so a leaked
@@ -51,9 +139,13 @@ impl<'a> Queued<'a> {
         }
     }
 
-    /// Forgets the operation without waiting (the trackers still hold it).
-    pub(crate) fn detach(&mut self) {
-        self.marker = None;
+    /// Hands the operation to an owned [`Detached`] handle (the trackers
+    /// still hold it); the guard is settled afterwards.
+    pub(crate) fn take_detached(&mut self) -> Detached {
+        Detached {
+            stream: self.stream.clone(),
+            marker: self.marker.take(),
+        }
     }
 
     /// Waits until the stream has passed the operation, then tells

@@ -57,7 +57,13 @@
 //! its buffers' trackers, so the next host access, free or use on another
 //! stream waits for it or is ordered after it. The guard holds its marker
 //! weakly, so forgetting it leaks nothing. Forgetting a *buffer* leaks its
-//! memory, which is safe.
+//! memory, which is safe. [`Pending::detach`](crate::Pending::detach) is the
+//! same thing said on purpose: the [`Detached`](crate::Detached) handle it
+//! returns borrows nothing and only *reads* the marker (to wait or poll), so
+//! it cannot weaken the trackers; it is how pipelines keep several transfers
+//! in flight. A view of part of a buffer (`HostBuffer::slice`, device
+//! `slice`) records its uses on the whole buffer's tracker: conservative,
+//! never unsound.
 //!
 //! ## After a runtime failure
 //!
@@ -83,6 +89,19 @@
 //!   physical memory and range; an allocator with such a block gives none of
 //!   its segments or pages back; a repeatable executor whose launches cannot
 //!   be waited for is not destroyed.
+//!
+//! ## Collectives
+//!
+//! HCCL collectives ([`crate::hccl`]) are queued through the same critical
+//! section as operators: send buffers are tracked as reads, receive buffers
+//! as writes, and a failed HCCL call is tracked as possibly queued. The
+//! communicator also remembers the markers of its collectives (and whether a
+//! failed launch left work without one), and destroying it waits for them —
+//! device-wide for the latter — before `HcclCommDestroy`; if that wait fails
+//! the communicator (and its device reference) is leaked, never destroyed
+//! under queued work. A collective finishes only once every rank has issued
+//! it, so waiting for one whose peers never arrive blocks until HCCL's
+//! execution timeout.
 //!
 //! ## Host callbacks
 //!

@@ -47,19 +47,20 @@ fn a_cached_allocation_after_a_free_makes_no_device_call() {
 }
 
 #[test]
-fn requests_round_to_512_bytes_and_segments_come_in_2_and_20_mib() {
+fn requests_are_padded_by_32_bytes_rounded_to_512_and_segments_come_in_2_and_20_mib() {
     common::check(|env| {
         let (_device, ctx) = env.device0();
         let stream = Stream::new(&ctx)?;
         let allocator = CachingAllocator::new(&ctx, AllocatorConfig::segments())?;
-        // 11 MiB gets a segment of its own, rounded to 12 MiB, and the 1 MiB
-        // rest is not split off (torch's rule); 3 MiB opens a 20 MiB segment.
+        // torch_npu's rules: 32 bytes of pad, then 512-byte rounding. 11 MiB
+        // (+ 512) gets a segment of its own, rounded to 12 MiB, and the rest
+        // (under 1 MiB) is not split off; 3 MiB opens a 20 MiB segment.
         let huge = allocator.alloc::<u8>(&stream, 11 * MIB)?;
         let large = allocator.alloc::<u8>(&stream, 3 * MIB)?;
         let small = allocator.alloc::<u8>(&stream, 1000)?;
         let stats = allocator.stats();
         assert_eq!(stats.requested.current, 1000 + 3 * MIB + 11 * MIB);
-        assert_eq!(stats.allocated.current, 1024 + 3 * MIB + 12 * MIB);
+        assert_eq!(stats.allocated.current, 1536 + (3 * MIB + 512) + 12 * MIB);
         assert_eq!(stats.reserved.current, 2 * MIB + 20 * MIB + 12 * MIB);
         assert_eq!(stats.device_allocations, 3);
         drop((small, large, huge));
@@ -149,6 +150,7 @@ fn out_of_memory_releases_the_cache_retries_and_then_fails_with_statistics() {
         let (_device, ctx) = env.device0();
         let stream = Stream::new(&ctx)?;
         for config in backends() {
+            let config_pad = config.pad_bytes;
             let allocator = CachingAllocator::new(&ctx, config)?;
             // Fill the cache with many 4 MiB blocks, then free them all.
             let blocks: Vec<_> = (0..12)
@@ -167,7 +169,8 @@ fn out_of_memory_releases_the_cache_retries_and_then_fails_with_statistics() {
             // 1.125 × HBM address range is full first: no runtime code then.
             assert!(err.code().is_none_or(|c| c == 207001), "{err}");
             assert_eq!(oom.requested, 40 * MIB);
-            assert_eq!(oom.stats.allocated.current, 40 * MIB);
+            let padded = (40 * MIB + config_pad).div_ceil(512) * 512;
+            assert_eq!(oom.stats.allocated.current, padded);
             assert!(oom.device_free.is_some_and(|(_, total)| total == 64 * MIB));
             assert!(
                 err.to_string()
@@ -248,7 +251,12 @@ fn statistics_report_the_largest_free_run_and_fragmentation() {
             "neighbours merged"
         );
         drop(c);
-        let segments = CachingAllocator::new(&ctx, AllocatorConfig::segments())?;
+        // Without torch_npu's 32-byte pad, so that 4 MiB blocks tile exactly.
+        let config = AllocatorConfig {
+            pad_bytes: 0,
+            ..AllocatorConfig::segments()
+        };
+        let segments = CachingAllocator::new(&ctx, config)?;
         let blocks: Vec<_> = (0..4)
             .map(|_| segments.alloc::<u8>(&stream, 4 * MIB))
             .collect::<Result<_, _>>()?;

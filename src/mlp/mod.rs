@@ -3,6 +3,7 @@
 //! whose per-step losses the example must match).
 
 pub mod reference;
+pub mod trainer;
 
 /// Features per sample.
 pub const D: usize = 16;

@@ -45,6 +45,8 @@ void aclmock_out_str(aclmock_call *c, const char *key, const char *s);
 int32_t aclmock_fail(int32_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The mock's reset generation: descriptors from an older one are stale. */
 uint64_t aclmock_generation(void);
+/* The number of devices (call inside a call, with the lock held). */
+uint32_t aclmock_device_count(void);
 /* Adjusts a live count (aclmockResource). */
 void aclmock_live_add(int kind, int64_t delta);
 /* Counts a misuse (aclmockMisuse) with a log line. */
@@ -102,7 +104,6 @@ void aclmock_unlock(void);
 void aclmock_lock(void);
 /* Inside a call: the device of the thread's current context, -1 if none. */
 int32_t aclmock_current_device(void);
-uint32_t aclmock_device_count(void);
 /* Inside a call: the device of a stream (NULL: the current context's default
  * stream); 0, or the runtime's error (message set) for a bad stream. */
 int32_t aclmock_stream_device(const void *stream, int32_t *device);

@@ -29,6 +29,10 @@ typedef void *aclrtNotify;
 /* Every API result; 0 is success. */
 typedef int aclError;
 
+/* A (pointer, length) pair describing a block of memory; opaque, made by
+ * aclCreateDataBuffer. */
+typedef struct aclDataBuffer aclDataBuffer;
+
 /*
  * Element types of tensors, scalars and casts. Values as in the runtime's
  * acl_base_rt.h (hicann/runtime v8.5.0, include/external/acl/acl_base_rt.h
@@ -170,6 +174,37 @@ static const int ACL_ERROR_GE_FAILURE                      = 500002;
 static const int ACL_ERROR_RT_FAILURE                      = 500003;
 static const int ACL_ERROR_DRV_FAILURE                     = 500004;
 static const int ACL_ERROR_PROFILING_FAILURE               = 500005;
+
+/* Options of aclrtCtxSetSysParamOpt / aclrtCtxGetSysParamOpt (acl_base_rt.h
+ * lines 203-207 of CANN 8.5.0). */
+typedef enum {
+    ACL_OPT_DETERMINISTIC = 0,
+    ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+    ACL_OPT_STRONG_CONSISTENCY = 2
+} aclSysParamOpt;
+
+/* Features whose availability aclGetCannAttribute reports (same file, lines
+ * 209-214). */
+typedef enum {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+/* Data buffers: a heap descriptor of (data, size); the memory itself is the
+ * caller's. Destroying the descriptor does not free the memory. The getters
+ * answer NULL / 0 for a NULL descriptor. */
+aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
+void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
+/* Which optional features this CANN and SoC offer: the list of available
+ * ones (a static array owned by the runtime), or one attribute's 0/1. */
+aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
 
 /* SoC name of device 0 ("Ascend910B1", ...), or NULL when unknown. */
 const char *aclrtGetSocName();

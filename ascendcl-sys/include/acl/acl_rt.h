@@ -112,6 +112,66 @@ typedef enum aclrtCallbackBlockType {
 typedef void (*aclrtCallback)(void *userData);
 typedef void (*aclrtHostFunc)(void *args);
 
+/* Flags of aclrtSetStreamFailureMode: keep running the stream's later tasks
+ * after a failed one, or stop at the first failure. */
+#define ACL_CONTINUE_ON_FAILURE 0x00000000U
+#define ACL_STOP_ON_FAILURE     0x00000001U
+
+/* Floating-point overflow behaviour of a device (aclrtSetDeviceSatMode) and
+ * the values of a stream's overflow switch. */
+typedef enum aclrtFloatOverflowMode {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN,
+    ACL_RT_OVERFLOW_MODE_UNDEF,
+} aclrtFloatOverflowMode;
+
+/* Details of a failed device task, handed to the aclrtSetExceptionInfoCallback
+ * callback; opaque, read with the aclrtGet*FromExceptionInfo getters. */
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+
+/* ------------------------------------------------------------------- devices */
+
+/* Reserved extension of aclrtUtilizationInfo; must be NULL. */
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+/* Busy percentages of a device's engines; -1 where the device cannot say. */
+typedef struct aclrtUtilizationInfo {
+    int32_t cubeUtilization;
+    int32_t vectorUtilization;
+    int32_t aicpuUtilization;
+    int32_t memoryUtilization;
+    aclrtUtilizationExtendInfo *utilizationExtend;
+} aclrtUtilizationInfo;
+
+/* Attributes of aclrtGetDeviceInfo, grouped by hundreds: CPUs, AI cores,
+ * vector cores, memory, topology, virtualisation. */
+typedef enum {
+    ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+    ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+    ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+    ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+    ACL_DEV_ATTR_WARP_SIZE = 202,
+    ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE = 204,
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+    ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+    ACL_DEV_ATTR_SMP_ID = 401,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 402,
+    ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID = 403,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
+    ACL_DEV_ATTR_SUPER_POD_ID = 405,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406,
+    ACL_DEV_ATTR_MAINBOARD_ID = 407,
+    ACL_DEV_ATTR_IS_VIRTUAL = 501,
+} aclrtDevAttr;
+
+/* Features asked about by aclrtGetDeviceCapability. */
+typedef enum {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21,
+} aclrtDevFeatureType;
+
 /* -------------------------------------------------------------------- memory */
 
 typedef enum aclrtMemcpyKind {
@@ -159,6 +219,11 @@ typedef struct {
     aclrtMallocAttrValue value;
 } aclrtMallocAttribute;
 
+/* How aclrtHostRegister maps host memory for the device. */
+typedef enum {
+    ACL_HOST_REGISTER_MAPPED = 0,
+} aclrtHostRegisterType;
+
 /* Extra attributes of aclrtMallocWithCfg; NULL means none. */
 typedef struct {
     aclrtMallocAttribute *attrs;
@@ -202,6 +267,13 @@ typedef struct aclrtMemLocation {
     uint32_t id;
     aclrtMemLocationType type;
 } aclrtMemLocation;
+
+/* Where a pointer's memory lives (aclrtPointerGetAttributes). */
+typedef struct aclrtPtrAttributes {
+    aclrtMemLocation location;
+    uint32_t pageSize;
+    uint32_t rsv[4];
+} aclrtPtrAttributes;
 
 typedef enum aclrtMemAllocationType {
     ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
@@ -265,11 +337,45 @@ aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtSynchronizeDevice(void);
 aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
 
+/* Device facts and engine load. aclrtGetDeviceInfo takes an unsigned device id,
+ * the others a signed one. */
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value);
+aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+/* Floating-point overflow mode of the current device: saturate or produce
+ * inf/nan. */
+aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+/* Peer access between the current device and another: the output of
+ * CanAccessPeer comes first; the flags of EnablePeerAccess must be 0. */
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+/* Whether deviceId has enabled access to peerDeviceId (1) or not (0). */
+aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status);
+/* Process-wide operator timeouts, in seconds (0: the default). */
+aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+/* A callback for failed device tasks, and the getters of its argument (each
+ * answers 0xFFFFFFFF for a NULL info). */
+aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+
 /* Contexts: current per thread; a new context becomes current. */
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
 aclError aclrtDestroyContext(aclrtContext context);
 aclError aclrtSetCurrentContext(aclrtContext context);
 aclError aclrtGetCurrentContext(aclrtContext *context);
+/* The default stream of the current context, as a handle. */
+aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+/* Per-context options (aclSysParamOpt); reading one never set fails with
+ * ACL_ERROR_RT_SYSPARAMOPT_NOT_SET. */
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
 
 /* Streams: in-order queues bound to the context current at creation. A NULL
  * stream means the default stream of the current context. Timeouts are in ms,
@@ -283,6 +389,11 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
+/* ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE; not for the default stream. */
+aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+/* Whether overflow detection is on (1) or off (0) for a stream. */
+aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
 
 /* Events: markers recorded into a stream. */
 aclError aclrtCreateEvent(aclrtEvent *event);
@@ -298,6 +409,8 @@ aclError aclrtSynchronizeEvent(aclrtEvent event);
 aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 /* Milliseconds between two completed events; the output comes first. */
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+/* Device time of the event's completed recording, in microseconds. */
+aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
 
 /* Device and pinned host memory, copies. aclrtMemset takes an int32 value. */
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
@@ -307,9 +420,26 @@ aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy pol
 aclError aclrtFree(void *devPtr);
 aclError aclrtMallocHost(void **hostPtr, size_t size);
 aclError aclrtFreeHost(void *hostPtr);
+/* Pinned host memory with extra attributes (cfg may be NULL); freed by
+ * aclrtFreeHost. */
+aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+/* Pins existing host memory for the device and gives its device address;
+ * undone by aclrtHostUnregister. */
+aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+aclError aclrtHostUnregister(void *ptr);
+/* Where the memory at ptr lives: device (with its id), pinned host or
+ * unregistered host memory. */
+aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
+/* Strided copies of `height` rows of `width` bytes; rows start every dpitch
+ * bytes at dst and every spitch bytes at src. Host to device or device to
+ * host only (ACL_MEMCPY_DEFAULT infers which). */
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind);
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, aclrtMemcpyKind kind, aclrtStream stream);
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream);
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);

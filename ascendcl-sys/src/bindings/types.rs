@@ -150,6 +150,8 @@ pub const ACL_STREAM_PERSISTENT: u32 = 4;
 pub const ACL_STREAM_HUGE: u32 = 8;
 pub const ACL_STREAM_CPU_SCHEDULE: u32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: u32 = 32;
+pub const ACL_CONTINUE_ON_FAILURE: u32 = 0;
+pub const ACL_STOP_ON_FAILURE: u32 = 1;
 pub const ACL_ERROR_GE_PARAM_INVALID: u32 = 145000;
 pub const ACL_ERROR_GE_EXEC_NOT_INIT: u32 = 145001;
 pub const ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID: u32 = 145002;
@@ -193,6 +195,11 @@ pub type aclrtEvent = *mut ::std::os::raw::c_void;
 pub type aclrtContext = *mut ::std::os::raw::c_void;
 pub type aclrtNotify = *mut ::std::os::raw::c_void;
 pub type aclError = ::std::os::raw::c_int;
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclDataBuffer {
+    _unused: [u8; 0],
+}
 impl aclDataType {
     pub const ACL_DT_UNDEFINED: aclDataType = aclDataType(-1);
     pub const ACL_FLOAT: aclDataType = aclDataType(0);
@@ -322,6 +329,23 @@ pub const ACL_ERROR_GE_FAILURE: ::std::os::raw::c_int = 500002;
 pub const ACL_ERROR_RT_FAILURE: ::std::os::raw::c_int = 500003;
 pub const ACL_ERROR_DRV_FAILURE: ::std::os::raw::c_int = 500004;
 pub const ACL_ERROR_PROFILING_FAILURE: ::std::os::raw::c_int = 500005;
+impl aclSysParamOpt {
+    pub const ACL_OPT_DETERMINISTIC: aclSysParamOpt = aclSysParamOpt(0);
+    pub const ACL_OPT_ENABLE_DEBUG_KERNEL: aclSysParamOpt = aclSysParamOpt(1);
+    pub const ACL_OPT_STRONG_CONSISTENCY: aclSysParamOpt = aclSysParamOpt(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclSysParamOpt(pub ::std::os::raw::c_uint);
+impl aclCannAttr {
+    pub const ACL_CANN_ATTR_UNDEFINED: aclCannAttr = aclCannAttr(-1);
+    pub const ACL_CANN_ATTR_INF_NAN: aclCannAttr = aclCannAttr(0);
+    pub const ACL_CANN_ATTR_BF16: aclCannAttr = aclCannAttr(1);
+    pub const ACL_CANN_ATTR_JIT_COMPILE: aclCannAttr = aclCannAttr(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclCannAttr(pub ::std::os::raw::c_int);
 impl aclCANNPackageName {
     pub const ACL_PKG_NAME_CANN: aclCANNPackageName = aclCANNPackageName(0);
     pub const ACL_PKG_NAME_RUNTIME: aclCANNPackageName = aclCANNPackageName(1);
@@ -439,6 +463,100 @@ pub type aclrtCallback = ::std::option::Option<
 pub type aclrtHostFunc = ::std::option::Option<
     unsafe extern "C" fn(args: *mut ::std::os::raw::c_void),
 >;
+impl aclrtFloatOverflowMode {
+    pub const ACL_RT_OVERFLOW_MODE_SATURATION: aclrtFloatOverflowMode = aclrtFloatOverflowMode(
+        0,
+    );
+    pub const ACL_RT_OVERFLOW_MODE_INFNAN: aclrtFloatOverflowMode = aclrtFloatOverflowMode(
+        1,
+    );
+    pub const ACL_RT_OVERFLOW_MODE_UNDEF: aclrtFloatOverflowMode = aclrtFloatOverflowMode(
+        2,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtFloatOverflowMode(pub ::std::os::raw::c_uint);
+#[repr(C)]
+#[derive(Debug)]
+pub struct rtExceptionInfo {
+    _unused: [u8; 0],
+}
+pub type aclrtExceptionInfo = rtExceptionInfo;
+pub type aclrtExceptionInfoCallback = ::std::option::Option<
+    unsafe extern "C" fn(exceptionInfo: *mut aclrtExceptionInfo),
+>;
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclrtUtilizationExtendInfo {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtUtilizationInfo {
+    pub cubeUtilization: i32,
+    pub vectorUtilization: i32,
+    pub aicpuUtilization: i32,
+    pub memoryUtilization: i32,
+    pub utilizationExtend: *mut aclrtUtilizationExtendInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of aclrtUtilizationInfo",
+    ][::std::mem::size_of::<aclrtUtilizationInfo>() - 24usize];
+    [
+        "Alignment of aclrtUtilizationInfo",
+    ][::std::mem::align_of::<aclrtUtilizationInfo>() - 8usize];
+    [
+        "Offset of field: aclrtUtilizationInfo::cubeUtilization",
+    ][::std::mem::offset_of!(aclrtUtilizationInfo, cubeUtilization) - 0usize];
+    [
+        "Offset of field: aclrtUtilizationInfo::vectorUtilization",
+    ][::std::mem::offset_of!(aclrtUtilizationInfo, vectorUtilization) - 4usize];
+    [
+        "Offset of field: aclrtUtilizationInfo::aicpuUtilization",
+    ][::std::mem::offset_of!(aclrtUtilizationInfo, aicpuUtilization) - 8usize];
+    [
+        "Offset of field: aclrtUtilizationInfo::memoryUtilization",
+    ][::std::mem::offset_of!(aclrtUtilizationInfo, memoryUtilization) - 12usize];
+    [
+        "Offset of field: aclrtUtilizationInfo::utilizationExtend",
+    ][::std::mem::offset_of!(aclrtUtilizationInfo, utilizationExtend) - 16usize];
+};
+impl aclrtDevAttr {
+    pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = aclrtDevAttr(1);
+    pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(101);
+    pub const ACL_DEV_ATTR_CUBE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(102);
+    pub const ACL_DEV_ATTR_VECTOR_CORE_NUM: aclrtDevAttr = aclrtDevAttr(201);
+    pub const ACL_DEV_ATTR_WARP_SIZE: aclrtDevAttr = aclrtDevAttr(202);
+    pub const ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr(203);
+    pub const ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr(204);
+    pub const ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: aclrtDevAttr = aclrtDevAttr(301);
+    pub const ACL_DEV_ATTR_L2_CACHE_SIZE: aclrtDevAttr = aclrtDevAttr(302);
+    pub const ACL_DEV_ATTR_SMP_ID: aclrtDevAttr = aclrtDevAttr(401);
+    pub const ACL_DEV_ATTR_PHY_CHIP_ID: aclrtDevAttr = aclrtDevAttr(402);
+    pub const ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID: aclrtDevAttr = aclrtDevAttr(403);
+    pub const ACL_DEV_ATTR_SUPER_POD_SERVER_ID: aclrtDevAttr = aclrtDevAttr(404);
+    pub const ACL_DEV_ATTR_SUPER_POD_ID: aclrtDevAttr = aclrtDevAttr(405);
+    pub const ACL_DEV_ATTR_CUST_OP_PRIVILEGE: aclrtDevAttr = aclrtDevAttr(406);
+    pub const ACL_DEV_ATTR_MAINBOARD_ID: aclrtDevAttr = aclrtDevAttr(407);
+    pub const ACL_DEV_ATTR_IS_VIRTUAL: aclrtDevAttr = aclrtDevAttr(501);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevAttr(pub ::std::os::raw::c_uint);
+impl aclrtDevFeatureType {
+    pub const ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType = aclrtDevFeatureType(
+        1,
+    );
+    pub const ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV: aclrtDevFeatureType = aclrtDevFeatureType(
+        21,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevFeatureType(pub ::std::os::raw::c_uint);
 impl aclrtMemcpyKind {
     pub const ACL_MEMCPY_HOST_TO_HOST: aclrtMemcpyKind = aclrtMemcpyKind(0);
     pub const ACL_MEMCPY_HOST_TO_DEVICE: aclrtMemcpyKind = aclrtMemcpyKind(1);
@@ -567,6 +685,12 @@ const _: () = {
         "Offset of field: aclrtMallocAttribute::value",
     ][::std::mem::offset_of!(aclrtMallocAttribute, value) - 4usize];
 };
+impl aclrtHostRegisterType {
+    pub const ACL_HOST_REGISTER_MAPPED: aclrtHostRegisterType = aclrtHostRegisterType(0);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtHostRegisterType(pub ::std::os::raw::c_uint);
 #[repr(C)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct aclrtMallocConfig {
@@ -643,6 +767,31 @@ const _: () = {
     [
         "Offset of field: aclrtMemLocation::type_",
     ][::std::mem::offset_of!(aclrtMemLocation, type_) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtPtrAttributes {
+    pub location: aclrtMemLocation,
+    pub pageSize: u32,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of aclrtPtrAttributes",
+    ][::std::mem::size_of::<aclrtPtrAttributes>() - 28usize];
+    [
+        "Alignment of aclrtPtrAttributes",
+    ][::std::mem::align_of::<aclrtPtrAttributes>() - 4usize];
+    [
+        "Offset of field: aclrtPtrAttributes::location",
+    ][::std::mem::offset_of!(aclrtPtrAttributes, location) - 0usize];
+    [
+        "Offset of field: aclrtPtrAttributes::pageSize",
+    ][::std::mem::offset_of!(aclrtPtrAttributes, pageSize) - 8usize];
+    [
+        "Offset of field: aclrtPtrAttributes::rsv",
+    ][::std::mem::offset_of!(aclrtPtrAttributes, rsv) - 12usize];
 };
 impl aclrtMemAllocationType {
     pub const ACL_MEM_ALLOCATION_TYPE_PINNED: aclrtMemAllocationType = aclrtMemAllocationType(

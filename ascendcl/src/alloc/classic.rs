@@ -1,7 +1,8 @@
-//! Fixed segments from `aclrtMallocAlign32`, as torch's native caching
+//! Fixed segments from `aclrtMallocAlign32`, as torch_npu's native caching
 //! allocator makes them: 2 MiB segments for small requests, 20 MiB segments
 //! for requests under 10 MiB, and a segment of its own (rounded up to 2 MiB)
-//! above. A segment goes back to the device only when it is entirely free
+//! above (Ascend/pytorch `torch_npu/csrc/core/npu/NPUCachingAllocator.cpp`
+//! :2771-2779 `get_allocation_size`, HEAD 9e73e708). A segment goes back to the device only when it is entirely free
 //! and the cache is emptied.
 
 use std::ffi::c_void;
@@ -36,13 +37,14 @@ impl Segments {
     }
 
     /// Allocates a segment for a request of `size` bytes and adds it to
-    /// `pool`. Returns the segment's size.
+    /// `pool`, in `owner`'s free list. Returns the segment's size.
     pub(crate) fn grow(
         &mut self,
         ctx: &Context,
         pool: &mut Pool,
         small: bool,
         size: usize,
+        owner: u64,
     ) -> Result<usize> {
         let bytes = Self::segment_size(small, size);
         ctx.bind()?;
@@ -67,7 +69,7 @@ impl Segments {
                 (self.list.len() - 1) as u32
             }
         };
-        pool.add_segment(id, ptr as usize, bytes);
+        pool.add_segment(id, ptr as usize, bytes, owner);
         Ok(bytes)
     }
 

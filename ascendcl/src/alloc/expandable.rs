@@ -82,7 +82,7 @@ impl Segment {
         })?;
         let range = VirtualRange::reserve(ctx, size, kind)?;
         let base = range.as_device_ptr() as usize;
-        pool.add_segment(0, base, size);
+        pool.add_segment(0, base, size, 0);
         Ok(Segment {
             range,
             base,

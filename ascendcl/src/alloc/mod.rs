@@ -5,17 +5,19 @@
 //! reuse them. [`CachingAllocator`] does that with two backends:
 //!
 //! * [`Backend::Segments`]: `aclrtMallocAlign32` segments split into blocks,
-//!   as torch's native caching allocator does. Fast, but a segment returns to
-//!   the device only when all of it is free, so the cache keeps the shapes of
-//!   every large batch it has seen (reserved ≈ 1.8 × live on a varying-batch
-//!   ResNet-50 trace).
+//!   as torch_npu's native caching allocator does ([`AllocatorConfig::segments`]
+//!   follows its policy rule for rule, see there). Fast, but a segment
+//!   returns to the device only when all of it is free, so the cache keeps
+//!   the shapes of every large batch it has seen (reserved ≈ 1.6 × live on a
+//!   varying-batch ResNet-50 trace).
 //! * [`Backend::Expandable`]: one reserved address range per pool with
 //!   physical pages mapped only under live blocks (see the VMM module). Free
 //!   neighbours always merge and free pages move to where they are needed, so
 //!   reserved memory follows live memory.
 //!
 //! Requests of at most 1 MiB come from a *small* pool, larger ones from a
-//! *large* pool; sizes are rounded up to 512 bytes. Blocks ([`Block`]) are
+//! *large* pool; sizes are rounded up to 512 bytes (after torch_npu's 32-byte
+//! pad, for the torch_npu policy). Blocks ([`Block`]) are
 //! RAII device memory: they implement [`DeviceSlice`](crate::DeviceSlice), so
 //! copies and the async-safety contract work on them as on any buffer. A block
 //! dropped while queued work still uses it is kept aside (*pending*) and reused
@@ -88,18 +90,71 @@ pub struct AllocatorConfig {
     /// Address space reserved by each expandable pool, as a fraction of the
     /// device's HBM (torch_npu reserves 1⅛).
     pub reserve_factor: f64,
+    /// How many freed blocks are kept aside unmerged, for an allocation of
+    /// exactly their size to take back without searching the pool (a
+    /// training loop's common case). Any other allocation, and every cache
+    /// release, merges them first. 0: none, as torch_npu.
+    pub exact_size_cache: usize,
+    /// Bytes added to every request before rounding to 512. torch_npu adds
+    /// 32 on SoCs before Ascend 950 (or with CANN too old to drop it).
+    pub pad_bytes: usize,
+    /// Whether a free block is reused only by the stream its segment was
+    /// allocated for (torch_npu's rule: it cannot see cross-stream uses).
+    /// Otherwise any stream reuses any free block; that is safe here because
+    /// a block's tracker orders its new owner after its earlier uses.
+    pub per_stream_free_lists: bool,
 }
 
+/// torch_npu's pad before rounding on SoCs before Ascend 950
+/// (Ascend/pytorch `torch_npu/csrc/core/npu/NPUCachingAllocator.cpp`:161-174
+/// `AddPadSize`, used by `round_size` at :2202-2213; HEAD 9e73e708).
+pub const TORCH_NPU_PAD: usize = 32;
+
 impl AllocatorConfig {
-    /// Fixed segments.
+    /// Fixed segments with torch_npu's native caching policy, rule for rule
+    /// (Ascend/pytorch `torch_npu/csrc/core/npu/NPUCachingAllocator.cpp`,
+    /// HEAD 9e73e708, whose rules come from PyTorch's
+    /// `c10/cuda/CUDACachingAllocator.cpp`):
+    ///
+    /// * sizes: 32 bytes of pad, then rounded up to 512 (`round_size`,
+    ///   :2202-2213; [`TORCH_NPU_PAD`]);
+    /// * pools: small for rounded sizes ≤ 1 MiB, large above (`kSmallSize`,
+    ///   :98);
+    /// * segments: 2 MiB for small, 20 MiB for large under 10 MiB, else the
+    ///   size rounded to 2 MiB (`get_allocation_size`, :2771-2779);
+    /// * best fit: the smallest free block of the same stream, lowest address
+    ///   among equals (`get_free_block` :2781-2795, `BlockComparatorSize`
+    ///   :668-676);
+    /// * splits: a small block when ≥ 512 bytes remain, a large one when
+    ///   more than 1 MiB remains (`should_split`, :2718-2728);
+    /// * frees merge with free neighbours at once (`free_block`, :2581-2610);
+    ///   no freed block is kept aside;
+    /// * out of memory: free every entirely free segment and retry once
+    ///   (:1282-1289; `max_split_size` is unset by default, so
+    ///   `release_available_cached_blocks` does nothing, :3060-3066).
+    ///
+    /// [`with_exact_size_cache`](Self::with_exact_size_cache) adds this
+    /// crate's exact-size cache on top.
     pub fn segments() -> AllocatorConfig {
         AllocatorConfig {
             backend: Backend::Segments,
             reserve_factor: 1.125,
+            exact_size_cache: 0,
+            pad_bytes: TORCH_NPU_PAD,
+            per_stream_free_lists: true,
         }
     }
 
-    /// Expandable segments with 2 MiB pages.
+    /// The same configuration with `blocks` recently freed blocks kept for
+    /// exact-size reuse (see [`AllocatorConfig::exact_size_cache`]).
+    pub fn with_exact_size_cache(mut self, blocks: usize) -> AllocatorConfig {
+        self.exact_size_cache = blocks;
+        self
+    }
+
+    /// Expandable segments with 2 MiB pages, this crate's policy: any
+    /// stream reuses any free block (trackers order it), no pad, and an
+    /// exact-size cache of [`DEFAULT_EXACT_SIZE_CACHE`] blocks.
     pub fn expandable() -> AllocatorConfig {
         Self::expandable_with_page(2 << 20)
     }
@@ -109,9 +164,16 @@ impl AllocatorConfig {
         AllocatorConfig {
             backend: Backend::Expandable { page_size },
             reserve_factor: 1.125,
+            exact_size_cache: DEFAULT_EXACT_SIZE_CACHE,
+            pad_bytes: 0,
+            per_stream_free_lists: false,
         }
     }
 }
+
+/// The exact-size cache of this crate's own configurations (expandable
+/// segments): 8 blocks.
+pub const DEFAULT_EXACT_SIZE_CACHE: usize = 8;
 
 /// Smallest block, and the rounding of every request.
 pub const MIN_BLOCK: usize = 512;

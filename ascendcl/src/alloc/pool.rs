@@ -3,7 +3,9 @@
 //! Pure data structure, no FFI. Segments (an `aclrtMalloc` allocation, or a
 //! reserved VMM range) are tiled by blocks linked to their neighbours, so
 //! freeing a block merges it with free neighbours in O(1). Free blocks are
-//! indexed by `(size, address)` for best fit. A block whose queued uses
+//! indexed by `(owner, size, address)` for best fit: the owner is the stream
+//! a segment was made for when free blocks are kept per stream (torch_npu's
+//! rule), 0 for every block otherwise. A block whose queued uses
 //! have not completed is *pending*: it is neither reusable by other streams
 //! nor merged until [`Pool::complete`] is called.
 
@@ -26,6 +28,8 @@ pub(crate) struct BlockMeta {
     pub(crate) addr: usize,
     pub(crate) size: usize,
     pub(crate) segment: u32,
+    /// The free list the block returns to (a stream id, or 0).
+    owner: u64,
     prev: u32,
     next: u32,
     pub(crate) state: State,
@@ -36,8 +40,8 @@ pub(crate) struct BlockMeta {
 pub(crate) struct Pool {
     blocks: Vec<BlockMeta>,
     vacant: Vec<u32>,
-    /// Free blocks by (size, address, index).
-    free: BTreeSet<(usize, usize, u32)>,
+    /// Free blocks by (owner, size, address, index).
+    free: BTreeSet<(u64, usize, usize, u32)>,
 }
 
 impl Pool {
@@ -55,26 +59,44 @@ impl Pool {
         }
     }
 
-    /// Adds a segment `[addr, addr + size)` as one free block.
-    pub(crate) fn add_segment(&mut self, segment: u32, addr: usize, size: usize) -> u32 {
+    /// Adds a segment `[addr, addr + size)` as one free block of `owner`'s
+    /// free list (0: the shared list).
+    pub(crate) fn add_segment(
+        &mut self,
+        segment: u32,
+        addr: usize,
+        size: usize,
+        owner: u64,
+    ) -> u32 {
         let index = self.new_block(BlockMeta {
             addr,
             size,
             segment,
+            owner,
             prev: NONE,
             next: NONE,
             state: State::Free,
         });
-        self.free.insert((size, addr, index));
+        self.free.insert((owner, size, addr, index));
         index
     }
 
-    /// The smallest free block of at least `size` bytes, taken out of the
-    /// free set and split so that it is `size` bytes when the remainder is at
-    /// least `min_split`. Returns the block index.
-    pub(crate) fn take_best_fit(&mut self, size: usize, min_split: usize) -> Option<u32> {
-        let &(found_size, addr, index) = self.free.range((size, 0, 0)..).next()?;
-        self.free.remove(&(found_size, addr, index));
+    /// The smallest free block of at least `size` bytes in `owner`'s free
+    /// list (lowest address among equals), taken out of the free set and
+    /// split so that it is `size` bytes when the remainder is at least
+    /// `min_split`. Returns the block index.
+    pub(crate) fn take_best_fit(
+        &mut self,
+        owner: u64,
+        size: usize,
+        min_split: usize,
+    ) -> Option<u32> {
+        let &(found_owner, found_size, addr, index) =
+            self.free.range((owner, size, 0, 0)..).next()?;
+        if found_owner != owner {
+            return None;
+        }
+        self.free.remove(&(owner, found_size, addr, index));
         // Allocated before splitting, so the remainder does not merge back.
         self.blocks[index as usize].state = State::Allocated;
         self.split(index, size, min_split);
@@ -100,6 +122,7 @@ impl Pool {
             addr: block.addr + size,
             size: rest,
             segment: block.segment,
+            owner: block.owner,
             prev: index,
             next: block.next,
             state: State::Free,
@@ -142,22 +165,22 @@ impl Pool {
             self.absorb_next(index);
         }
         let b = &self.blocks[index as usize];
-        self.free.insert((b.size, b.addr, index));
+        self.free.insert((b.owner, b.size, b.addr, index));
     }
 
     /// Merges the free block after `index` into it (both leave the free set;
     /// the caller re-inserts `index`).
     fn absorb_next(&mut self, index: u32) {
         let next = self.blocks[index as usize].next;
-        let (next_size, next_addr, next_next) = {
+        let (next_owner, next_size, next_addr, next_next) = {
             let n = &self.blocks[next as usize];
-            (n.size, n.addr, n.next)
+            (n.owner, n.size, n.addr, n.next)
         };
         let this = &self.blocks[index as usize];
         if this.state == State::Free {
-            self.free.remove(&(this.size, this.addr, index));
+            self.free.remove(&(this.owner, this.size, this.addr, index));
         }
-        self.free.remove(&(next_size, next_addr, next));
+        self.free.remove(&(next_owner, next_size, next_addr, next));
         let this = &mut self.blocks[index as usize];
         this.size += next_size;
         this.next = next_next;
@@ -170,11 +193,11 @@ impl Pool {
     /// Segments that are one free block: removed from the pool, returned as
     /// `(segment, addr, size)`.
     pub(crate) fn take_empty_segments(&mut self) -> Vec<(u32, usize, usize)> {
-        let whole: Vec<(usize, usize, u32)> = self
+        let whole: Vec<(u64, usize, usize, u32)> = self
             .free
             .iter()
             .copied()
-            .filter(|&(_, _, i)| {
+            .filter(|&(_, _, _, i)| {
                 let b = &self.blocks[i as usize];
                 b.prev == NONE && b.next == NONE
             })
@@ -182,7 +205,7 @@ impl Pool {
         let mut out = Vec::with_capacity(whole.len());
         for key in whole {
             self.free.remove(&key);
-            let (size, addr, index) = key;
+            let (_, size, addr, index) = key;
             out.push((self.blocks[index as usize].segment, addr, size));
             self.vacant.push(index);
         }
@@ -191,7 +214,7 @@ impl Pool {
 
     /// Free blocks as `(addr, size)`, in no particular order.
     pub(crate) fn free_blocks(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.free.iter().map(|&(size, addr, _)| (addr, size))
+        self.free.iter().map(|&(_, size, addr, _)| (addr, size))
     }
 
     /// Number of free blocks.
@@ -208,15 +231,15 @@ mod tests {
     #[test]
     fn best_fit_splits_and_free_coalesces_back_to_one_block() {
         let mut pool = Pool::default();
-        pool.add_segment(0, 0x1000, 4096);
-        let a = pool.take_best_fit(1024, 512).unwrap();
-        let b = pool.take_best_fit(1024, 512).unwrap();
-        let c = pool.take_best_fit(2048, 512).unwrap();
+        pool.add_segment(0, 0x1000, 4096, 0);
+        let a = pool.take_best_fit(0, 1024, 512).unwrap();
+        let b = pool.take_best_fit(0, 1024, 512).unwrap();
+        let c = pool.take_best_fit(0, 2048, 512).unwrap();
         assert_eq!(
             (pool.block(a).addr, pool.block(b).addr, pool.block(c).addr),
             (0x1000, 0x1400, 0x1800)
         );
-        assert!(pool.take_best_fit(512, 512).is_none());
+        assert!(pool.take_best_fit(0, 512, 512).is_none());
         pool.free(b);
         pool.free(a);
         pool.free(c);
@@ -227,9 +250,9 @@ mod tests {
     #[test]
     fn the_smallest_sufficient_block_is_chosen() {
         let mut pool = Pool::default();
-        pool.add_segment(0, 0, 10_000);
-        pool.add_segment(1, 100_000, 3_000);
-        let x = pool.take_best_fit(2_500, 512).unwrap();
+        pool.add_segment(0, 0, 10_000, 0);
+        pool.add_segment(1, 100_000, 3_000, 0);
+        let x = pool.take_best_fit(0, 2_500, 512).unwrap();
         assert_eq!(pool.block(x).segment, 1);
         assert_eq!(
             pool.block(x).size,
@@ -239,11 +262,36 @@ mod tests {
     }
 
     #[test]
+    fn a_free_block_is_found_only_in_its_owners_list_and_its_split_rest_stays_there() {
+        let mut pool = Pool::default();
+        pool.add_segment(0, 0x1000, 4096, 7);
+        assert!(
+            pool.take_best_fit(8, 512, 512).is_none(),
+            "stream 8 owns nothing"
+        );
+        assert!(
+            pool.take_best_fit(0, 512, 512).is_none(),
+            "nor does the shared list"
+        );
+        let a = pool.take_best_fit(7, 1024, 512).unwrap();
+        assert!(
+            pool.take_best_fit(8, 512, 512).is_none(),
+            "the rest stays stream 7's"
+        );
+        pool.add_segment(1, 0x9000, 1024, 8);
+        let b = pool.take_best_fit(8, 512, 512).unwrap();
+        assert_eq!(pool.block(b).segment, 1);
+        pool.free(a);
+        let whole = pool.take_best_fit(7, 4096, 512).unwrap();
+        assert_eq!(pool.block(whole).addr, 0x1000, "freed and merged back");
+    }
+
+    #[test]
     fn pending_blocks_do_not_merge_until_complete() {
         let mut pool = Pool::default();
-        pool.add_segment(0, 0, 2048);
-        let a = pool.take_best_fit(1024, 512).unwrap();
-        let b = pool.take_best_fit(1024, 512).unwrap();
+        pool.add_segment(0, 0, 2048, 0);
+        let a = pool.take_best_fit(0, 1024, 512).unwrap();
+        let b = pool.take_best_fit(0, 1024, 512).unwrap();
         pool.free_pending(a, 7);
         pool.free(b);
         assert_eq!(pool.free_blocks().collect::<Vec<_>>(), vec![(1024, 1024)]);
@@ -261,9 +309,9 @@ mod sequence_tests {
     fn freeing_every_block_in_allocation_order_restores_the_whole_segment() {
         const MIB: usize = 1 << 20;
         let mut pool = Pool::default();
-        pool.add_segment(0, 0x10_0000_0000, 72 * MIB);
+        pool.add_segment(0, 0x10_0000_0000, 72 * MIB, 0);
         let blocks: Vec<u32> = (0..12)
-            .map(|_| pool.take_best_fit(4 * MIB, 512).unwrap())
+            .map(|_| pool.take_best_fit(0, 4 * MIB, 512).unwrap())
             .collect();
         for b in blocks {
             pool.free(b);
@@ -272,6 +320,6 @@ mod sequence_tests {
             pool.free_blocks().collect::<Vec<_>>(),
             vec![(0x10_0000_0000, 72 * MIB)]
         );
-        assert!(pool.take_best_fit(40 * MIB, 512).is_some());
+        assert!(pool.take_best_fit(0, 40 * MIB, 512).is_some());
     }
 }

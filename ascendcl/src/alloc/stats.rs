@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::alloc::Backend;
 use crate::error::AclError;
 use crate::vmm::format_bytes;
 
@@ -115,12 +116,37 @@ pub struct OutOfMemory {
     /// The runtime's error from the last attempt; `None` when an expandable
     /// segment's reserved address range (1.125 × HBM) had no room left.
     pub source: Option<AclError>,
+    /// The allocator's backend: what to do next depends on it.
+    pub backend: Backend,
 }
 
 impl OutOfMemory {
     /// The runtime's code (207001), if the runtime refused.
     pub fn code(&self) -> Option<i32> {
         self.source.as_ref().map(AclError::code)
+    }
+
+    /// What to do, for this allocator's configuration: expandable segments
+    /// are only suggested to an allocator that does not use them already.
+    pub fn hint(&self) -> &'static str {
+        match (self.backend, &self.source) {
+            (Backend::Segments, _) => {
+                "reduce the batch size, free tensors you no longer need, or switch to \
+                 expandable segments (AllocatorConfig::expandable()) if the cache is \
+                 fragmented (see fragmentation above)"
+            }
+            (Backend::Expandable { .. }, None) => {
+                "the expandable segment's address range is full: raise \
+                 AllocatorConfig::reserve_factor, or reduce the batch size and free tensors \
+                 you no longer need"
+            }
+            (Backend::Expandable { .. }, Some(_)) => {
+                "expandable segments are already in use and their free pages were given back \
+                 before this retry, so fragmentation is unlikely to be the cause: the live tensors need \
+                 more than the device has. Reduce the batch size, free tensors you no longer \
+                 need, or keep fewer activations (recompute them in the backward)"
+            }
+        }
     }
 }
 
@@ -162,11 +188,7 @@ impl fmt::Display for OutOfMemory {
                 "\nthe reserved address range of the expandable segment is full"
             )?,
         }
-        write!(
-            f,
-            "\nhint: reduce the batch size, free tensors you no longer need, \
-             or use expandable segments if the cache is fragmented (see fragmentation above)"
-        )
+        write!(f, "\nhint: {}", self.hint())
     }
 }
 

@@ -28,11 +28,13 @@
 //! ```
 
 mod category;
+mod hccl;
 mod names;
 
 use std::fmt;
 
 pub use category::Category;
+pub use hccl::{HcclError, hccl_code_name};
 pub use names::code_name;
 
 /// A `Result` whose error is [`Error`].
@@ -92,7 +94,7 @@ impl fmt::Display for AclError {
         if let Some(message) = &self.message {
             write!(f, "\nruntime message: {}", message.trim_end())?;
         }
-        let hint = function_hint(self.function, self.category())
+        let hint = function_hint(self.function, self.code, self.category())
             .or(code_hint(self.code))
             .or(self.category().hint());
         if let Some(hint) = hint {
@@ -103,13 +105,31 @@ impl fmt::Display for AclError {
 }
 
 /// What to do, when the function that failed says more than the code: the
-/// runtime reports pinned host memory running out with the device codes.
-fn function_hint(function: &str, category: Category) -> Option<&'static str> {
+/// runtime reports pinned host memory running out with the device codes, and
+/// an elapsed time asked of an event that was never recorded with a generic
+/// internal error.
+fn function_hint(function: &str, code: i32, category: Category) -> Option<&'static str> {
     match (function, category) {
         ("aclrtMallocHost", Category::OutOfMemory) => Some(
             "pinned host memory ran out (not device memory): drop HostBuffers you no longer \
              need, reuse staging buffers, or pin less at once",
         ),
+        // The runtime answers 507000 when either event has no recording
+        // (hicann/runtime v8.5.0 src/runtime/feature/src/event/event.cc:1121-1124,
+        // as the mock's event.c notes): a usage error, not a device fault.
+        ("aclrtEventElapsedTime", _) if code == ascendcl_sys::ACL_ERROR_RT_INTERNAL_ERROR => Some(
+            "an event that was never recorded has no timestamp (this is a usage error, the \
+             device is fine): record both events on a stream (start before the work, end \
+             after it), synchronize the end event, then call elapsed",
+        ),
+        ("aclrtEventElapsedTime", _)
+            if code == ascendcl_sys::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID =>
+        {
+            Some(
+                "create both events with EventFlags::TIMELINE, and synchronize the end event \
+             before asking for the elapsed time",
+            )
+        }
         _ => None,
     }
 }
@@ -175,6 +195,17 @@ pub enum Error {
     /// have at most one live mapping (see [`VirtualRange::map`](crate::vmm::VirtualRange::map)).
     #[error("physical memory already mapped: {0}")]
     AlreadyMapped(String),
+    /// An HCCL function returned a non-zero status (see [`crate::hccl`]).
+    #[error(transparent)]
+    Hccl(#[from] HcclError),
+    /// The HCCL library of this CANN does not export an optional function
+    /// (for example `HcclBatchSendRecv` or `HcclGetCommAsyncError` on an
+    /// older release), so the feature is not supported here.
+    #[error("{} is not supported by this CANN: {source}", source.symbol)]
+    NotSupported {
+        /// The missing function.
+        source: ascendcl_sys::SymbolError,
+    },
     /// The caching allocator ran out of memory even after releasing its
     /// cache and retrying; carries a snapshot of its statistics.
     #[error(transparent)]
@@ -198,6 +229,8 @@ impl Error {
             Error::CallbackPanicked(_) => Category::Internal,
             Error::Deferred { source, .. } => source.category(),
             Error::OutOfMemory(_) => Category::OutOfMemory,
+            Error::Hccl(e) => e.category(),
+            Error::NotSupported { .. } => Category::LibraryMissing,
         }
     }
 
@@ -213,13 +246,18 @@ impl Error {
 
     /// The symbolic name of the runtime's code.
     pub fn code_name(&self) -> Option<&'static str> {
-        self.code().and_then(code_name)
+        match self {
+            Error::Hccl(e) => e.code_name(),
+            Error::Deferred { source, .. } => source.code_name(),
+            _ => self.code().and_then(code_name),
+        }
     }
 
     /// The runtime's error text, if any.
     pub fn message(&self) -> Option<&str> {
         match self {
             Error::Acl(e) => e.message(),
+            Error::Hccl(e) => e.message(),
             Error::Deferred { source, .. } => source.message(),
             Error::OutOfMemory(oom) => oom.source.as_ref().and_then(AclError::message),
             _ => None,
@@ -229,6 +267,25 @@ impl Error {
     /// Whether the device (or the allocator) ran out of memory.
     pub fn is_out_of_memory(&self) -> bool {
         self.category() == Category::OutOfMemory
+    }
+
+    /// The HCCL status, if an HCCL function returned one.
+    pub fn hccl_code(&self) -> Option<ascendcl_sys::HcclResult> {
+        match self {
+            Error::Hccl(e) => Some(e.code()),
+            Error::Deferred { source, .. } => source.hccl_code(),
+            _ => None,
+        }
+    }
+
+    /// Whether the loaded CANN lacks the function (or the library says the
+    /// operation is unsupported, `HCCL_E_NOT_SUPPORT`).
+    pub fn is_not_supported(&self) -> bool {
+        match self {
+            Error::NotSupported { .. } => true,
+            Error::Deferred { source, .. } => source.is_not_supported(),
+            _ => self.hccl_code() == Some(ascendcl_sys::HcclResult::HCCL_E_NOT_SUPPORT),
+        }
     }
 
     /// Whether a wait gave up after its timeout.

@@ -5,6 +5,8 @@
 //! * [`HostBuffer<T>`]: pinned host memory from `aclrtMallocHost`, the only
 //!   host memory asynchronous copies accept (the runtime copies pageable
 //!   memory synchronously anyway).
+//! * [`HostView`] / [`HostViewMut`]: parts of a pinned buffer, for copies of
+//!   fewer elements than the buffer holds.
 //! * [`DeviceSlice`] / [`DeviceSliceMut`]: what every kind of device memory
 //!   can do: synchronous copies, fills, views.
 //!
@@ -13,11 +15,13 @@
 
 mod device_buffer;
 mod host_buffer;
+mod host_view;
 mod slice;
 mod view;
 
 pub use device_buffer::{DeviceBuffer, MallocPolicy};
 pub use host_buffer::HostBuffer;
+pub use host_view::{HostSlice, HostSliceMut, HostView, HostViewMut};
 pub use slice::{DeviceMemory, DeviceSlice, DeviceSliceMut, Tracked};
 pub use view::{DeviceView, DeviceViewMut};
 

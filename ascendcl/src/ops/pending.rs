@@ -100,8 +100,12 @@ impl<'a> OpPending<'a> {
     /// assert_eq!(z.to_vec()?, vec![0.0, 6.0]); // waits for both
     /// # Ok::<(), ascendcl::Error>(())
     /// ```
-    pub fn detach(mut self) {
-        self.queued.detach();
+    ///
+    /// Returns a [`Detached`](crate::Detached) handle that borrows nothing,
+    /// to wait on (and see the operator's errors) or poll later; dropping it
+    /// never blocks.
+    pub fn detach(mut self) -> crate::Detached {
+        self.queued.take_detached()
     }
 
     /// Waits until the operator has run and releases its tensors.

@@ -85,13 +85,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The same from the command line: `cargo run --example validate -- gpu.npy
-//! npu.npy` (see [`cli`]).
+//! The same from the command line: `ascendcl validate gpu.npy npu.npy` (the
+//! `ascendcl-cli` crate), which also compares whole directories of tensors.
 
-pub mod cli;
 mod compare;
 mod decode;
-mod dir;
 mod error;
 mod half;
 mod npy;

@@ -2,6 +2,7 @@
 //! statistics; and the allocation, free and out-of-memory paths (the
 //! teardown is in `teardown.rs`).
 
+mod recent;
 mod teardown;
 
 use std::sync::Arc;
@@ -19,8 +20,9 @@ use crate::tracker::Use;
 
 /// The small pool's page.
 const SMALL_PAGE: usize = 2 << 20;
-/// torch's rule for fixed segments: a large block is split only when more
-/// than 1 MiB would remain (the small pool splits from 512 bytes).
+/// torch_npu's rule for fixed segments: a large block is split only when
+/// more than 1 MiB would remain (the small pool splits from 512 bytes)
+/// (`NPUCachingAllocator.cpp`:2718-2728 `should_split`, HEAD 9e73e708).
 const LARGE_MIN_SPLIT_SEGMENTS: usize = (1 << 20) + 1;
 
 /// What an allocation got.
@@ -65,19 +67,19 @@ impl PendingBlock {
 pub(crate) struct State {
     pools: [PoolState; 2],
     pending: Vec<PendingBlock>,
-    /// Blocks freed most recently, not yet merged into their pool: an
-    /// allocation of exactly their size takes one back without touching the
-    /// pool's index (the common case in training loops). Any other
-    /// allocation, and every cache release, first merges them.
-    recent: Vec<(usize, u32, usize)>,
+    /// The exact-size cache (empty and off for torch_npu's policy).
+    recent: recent::Recent,
+    /// Bytes added to every request before rounding.
+    pad: usize,
+    /// Whether free blocks are kept per stream (torch_npu's rule).
+    per_stream: bool,
+    /// The backend, for the out-of-memory hint.
+    backend: Backend,
     stats: Statistics,
     /// Whether a block was kept out because its queued work could not be
     /// waited for: then the allocator's memory may never be given back.
     leaked: bool,
 }
-
-/// How many freed blocks wait in `State::recent`.
-const RECENT: usize = 8;
 
 fn is_device_oom(error: &Error) -> bool {
     matches!(error, Error::Acl(e) if e.category() == crate::Category::OutOfMemory)
@@ -122,7 +124,10 @@ impl State {
         Ok(State {
             pools,
             pending: Vec::new(),
-            recent: Vec::with_capacity(RECENT + 1),
+            recent: recent::Recent::new(config.exact_size_cache),
+            pad: config.pad_bytes,
+            per_stream: config.per_stream_free_lists,
+            backend: config.backend,
             stats: Statistics::default(),
             leaked: false,
         })
@@ -140,7 +145,11 @@ impl State {
         stream: u64,
         pending_waited: bool,
     ) -> Result<Option<Granted>> {
-        let size = bytes.max(MIN_BLOCK).div_ceil(MIN_BLOCK) * MIN_BLOCK;
+        let size = bytes
+            .saturating_add(self.pad)
+            .max(MIN_BLOCK)
+            .div_ceil(MIN_BLOCK)
+            * MIN_BLOCK;
         let pool = usize::from(size > SMALL_LIMIT);
         let granted = match self.take_recent(pool, size) {
             Some(granted) => Ok(Some(granted)),
@@ -202,6 +211,7 @@ impl State {
             stats,
             device_free,
             source,
+            backend: self.backend,
         })))
     }
 
@@ -219,26 +229,30 @@ impl State {
             self.stats.cache_hits += 1;
             return Ok(Some(granted));
         }
-        if let Some(granted) = self.take_free(ctx, p, size)? {
+        let owner = if self.per_stream { stream } else { 0 };
+        if let Some(granted) = self.take_free(ctx, p, size, owner)? {
             return Ok(Some(granted));
         }
         if self.collect_completed() {
-            if let Some(granted) = self.take_free(ctx, p, size)? {
+            if let Some(granted) = self.take_free(ctx, p, size, owner)? {
                 return Ok(Some(granted));
             }
         }
         let ps = &mut self.pools[p];
         match &mut ps.backing {
             Backing::Segments(segments) => {
-                let bytes = segments.grow(ctx, &mut ps.pool, ps.small, size)?;
+                let bytes = segments.grow(ctx, &mut ps.pool, ps.small, size, owner)?;
                 self.stats.device_allocations += 1;
                 self.stats.reserved.add(bytes);
                 self.stats.cache_misses += 1;
-                let index = ps.pool.take_best_fit(size, ps.min_split).ok_or_else(|| {
-                    Error::InvalidState(format!(
-                        "a new segment of {bytes} bytes cannot hold {size} bytes"
-                    ))
-                })?;
+                let index = ps
+                    .pool
+                    .take_best_fit(owner, size, ps.min_split)
+                    .ok_or_else(|| {
+                        Error::InvalidState(format!(
+                            "a new segment of {bytes} bytes cannot hold {size} bytes"
+                        ))
+                    })?;
                 Ok(Some(self.granted(p, index)))
             }
             // The range (1.125 × HBM by default) has no free run left.
@@ -257,10 +271,17 @@ impl State {
         }
     }
 
-    /// A cached free block, with its pages mapped (expandable).
-    fn take_free(&mut self, ctx: &Context, p: usize, size: usize) -> Result<Option<Granted>> {
+    /// A cached free block of `owner`'s free list, with its pages mapped
+    /// (expandable).
+    fn take_free(
+        &mut self,
+        ctx: &Context,
+        p: usize,
+        size: usize,
+        owner: u64,
+    ) -> Result<Option<Granted>> {
         let ps = &mut self.pools[p];
-        let Some(index) = ps.pool.take_best_fit(size, ps.min_split) else {
+        let Some(index) = ps.pool.take_best_fit(owner, size, ps.min_split) else {
             return Ok(None);
         };
         let (addr, block_size) = {
@@ -378,32 +399,9 @@ impl State {
                 self.pending.push(block);
             }
             true => {
-                self.recent.push((granted_pool, index, size));
-                if self.recent.len() > RECENT {
-                    let (pool, oldest, _) = self.recent.remove(0);
-                    self.pools[pool].pool.free(oldest);
-                }
+                self.keep_or_free(granted_pool, index, size);
                 self.stats.active.sub(size);
             }
-        }
-    }
-
-    /// A recently freed block of exactly `size` bytes, most recent first.
-    #[inline]
-    fn take_recent(&mut self, pool: usize, size: usize) -> Option<Granted> {
-        let position = self
-            .recent
-            .iter()
-            .rposition(|&(p, _, s)| p == pool && s == size)?;
-        let (_, index, _) = self.recent.swap_remove(position);
-        self.stats.cache_hits += 1;
-        Some(self.granted(pool, index))
-    }
-
-    /// Merges the recently freed blocks into their pools.
-    fn flush_recent(&mut self) {
-        for (pool, index, _) in self.recent.drain(..) {
-            self.pools[pool].pool.free(index);
         }
     }
 

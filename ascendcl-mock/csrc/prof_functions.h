@@ -1,0 +1,15 @@
+/*
+ * prof_functions.h: the functions of the mock's profiler library
+ * (libmsprofiler.so, csrc/prof/), as an X-macro. Like the operator
+ * libraries' (ops_functions.h) they are journaled, counted and
+ * fault-injected by the mock through the aclmock_* entry points, so their
+ * names extend the mock's function list. The recording shim, a stand-in for
+ * the runtime library only, does not export them.
+ */
+#ifndef ACLMOCK_PROF_FUNCTIONS_H
+#define ACLMOCK_PROF_FUNCTIONS_H
+
+#define MOCK_PROF_FUNCTIONS(X)                                                                                 \
+    X(aclprofInit) X(aclprofFinalize) X(aclprofStart) X(aclprofStop) X(aclprofCreateConfig) X(aclprofDestroyConfig)
+
+#endif /* ACLMOCK_PROF_FUNCTIONS_H */

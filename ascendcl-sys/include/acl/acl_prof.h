@@ -1,0 +1,72 @@
+/*
+ * ascendcl-sys: the profiling collection API (aclprof*), our own declarations.
+ *
+ * As in CANN 8.5.0 this is a header of its own that acl.h does not include:
+ * the functions live in the profiler library (libmsprofiler.so), not in the
+ * runtime library, and a program that profiles includes <acl/acl_prof.h> and
+ * links (or, here, opens) that library besides the runtime. Declared subset:
+ * initialise and finalise profiling, create and destroy a collection config,
+ * start and stop collecting. Names, types and values are CANN's.
+ */
+#ifndef ASCENDCL_SYS_ACL_PROF_H
+#define ASCENDCL_SYS_ACL_PROF_H
+
+#include "acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What to collect: bits of aclprofCreateConfig's dataTypeConfig. */
+#define ACL_PROF_ACL_API        0x0001ULL
+#define ACL_PROF_TASK_TIME      0x0002ULL
+#define ACL_PROF_AICORE_METRICS 0x0004ULL
+#define ACL_PROF_AICPU          0x0008ULL
+#define ACL_PROF_L2CACHE        0x0010ULL
+#define ACL_PROF_HCCL_TRACE     0x0020ULL
+#define ACL_PROF_TRAINING_TRACE 0x0040ULL
+#define ACL_PROF_MSPROFTX       0x0080ULL
+#define ACL_PROF_RUNTIME_API    0x0100ULL
+#define ACL_PROF_GE_API_L0      0x0200ULL
+#define ACL_PROF_TASK_TIME_L0   0x0800ULL
+#define ACL_PROF_TASK_MEMORY    0x1000ULL
+#define ACL_PROF_TASK_TIME_L2   0x2000ULL
+#define ACL_PROF_OP_ATTR        0x4000ULL
+#define ACL_PROF_TASK_TIME_L3   0x8000ULL
+#define ACL_PROF_GE_API_L1      0x01000000ULL
+
+/* Which AI Core counters to sample (with ACL_PROF_AICORE_METRICS). */
+typedef enum {
+    ACL_AICORE_ARITHMETIC_UTILIZATION = 0,
+    ACL_AICORE_PIPE_UTILIZATION = 1,
+    ACL_AICORE_MEMORY_BANDWIDTH = 2,
+    ACL_AICORE_L0B_AND_WIDTH = 3,
+    ACL_AICORE_RESOURCE_CONFLICT_RATIO = 4,
+    ACL_AICORE_MEMORY_UB = 5,
+    ACL_AICORE_L2_CACHE = 6,
+    ACL_AICORE_PIPE_EXECUTE_UTILIZATION = 7,
+    ACL_AICORE_MEMORY_ACCESS = 8,
+    ACL_AICORE_NONE = 0xFF
+} aclprofAicoreMetrics;
+
+/* A collection config (devices, counters, data types); opaque. */
+typedef struct aclprofConfig aclprofConfig;
+/* Reserved: custom AI Core events; must be NULL. */
+typedef struct aclprofAicoreEvents aclprofAicoreEvents;
+
+/* Profiling data goes under `profilerResultPath` (length = its strlen).
+ * Init and Finalize pair up; Start and Stop take the same config. */
+aclError aclprofInit(const char *profilerResultPath, size_t length);
+aclError aclprofFinalize();
+aclError aclprofStart(const aclprofConfig *profilerConfig);
+aclError aclprofStop(const aclprofConfig *profilerConfig);
+/* NULL when the arguments are invalid (no error code). */
+aclprofConfig *aclprofCreateConfig(uint32_t *deviceIdList, uint32_t deviceNums, aclprofAicoreMetrics aicoreMetrics,
+                                   const aclprofAicoreEvents *aicoreEvents, uint64_t dataTypeConfig);
+aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASCENDCL_SYS_ACL_PROF_H */

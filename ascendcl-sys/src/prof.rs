@@ -1,0 +1,231 @@
+//! The profiling API (`aclprof*`), opened at run time on first use.
+//!
+//! CANN keeps profiling out of the runtime: the functions are declared in
+//! `acl/acl_prof.h` (which `acl/acl.h` does not include) and exported by the
+//! profiler library, `libmsprofiler.so`, in CANN's `lib64` beside the runtime
+//! library. [`profiler`] finds it, the first of:
+//!
+//! 1. `ASCENDCL_PROFILER_LIBRARY`, when set (nothing else is tried);
+//! 2. `libmsprofiler.so` in the directory of the runtime library in use (the
+//!    mock's build directory holds the mock's profiler);
+//! 3. `lib64/libmsprofiler.so` of each CANN root (see [`crate::cann`]).
+//!
+//! Each function is a method of [`Profiler`] named after the C function; the
+//! symbol is resolved on first call, and a missing one is a [`SymbolError`].
+//!
+//! ```no_run
+//! use ascendcl_sys::{prof, ACL_SUCCESS};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let p = prof::profiler()?;
+//! let dir = c"/tmp/prof";
+//! // SAFETY: a NUL-terminated path and its length without the NUL.
+//! let code = unsafe { p.aclprofInit(dir.as_ptr(), dir.count_bytes()) }?;
+//! assert_eq!(code, ACL_SUCCESS);
+//! # Ok(())
+//! # }
+//! ```
+
+use std::ffi::{OsString, c_char};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use crate::error::{Attempt, LoadError, SymbolError};
+use crate::library::Library;
+use crate::types::*;
+
+/// Environment variable naming the profiler library file.
+pub const PROFILER_ENV_VAR: &str = "ASCENDCL_PROFILER_LIBRARY";
+
+/// The profiler library's file name.
+pub const PROFILER_LIBRARY: &str = "libmsprofiler.so";
+
+macro_rules! prof_functions {
+    ($(
+        $(#[doc = $doc:literal])*
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;
+    )*) => {
+        #[allow(non_snake_case)]
+        #[derive(Default)]
+        struct ProfSymbols {
+            $( $name: OnceLock<Result<unsafe extern "C" fn($($ty),*) -> $ret, String>>, )*
+        }
+
+        /// Names of every profiling function this crate can call.
+        pub const PROF_FUNCTIONS: &[&str] = &[$(stringify!($name)),*];
+
+        impl Profiler {
+            $(
+                $(#[doc = $doc])*
+                ///
+                /// Returns `Err` if the profiler library does not export it.
+                ///
+                /// # Safety
+                /// This calls the C function directly: pointer arguments must
+                /// be valid as the C function documents, and configs must be
+                /// live configs of this library.
+                #[allow(non_snake_case)]
+                #[inline]
+                pub unsafe fn $name(&self, $($arg: $ty),*) -> Result<$ret, SymbolError> {
+                    let slot = self.symbols.$name.get_or_init(|| {
+                        // SAFETY: the pointer type is the one declared for
+                        // this C function (checked against bindgen below).
+                        let found = unsafe {
+                            self.handle.get::<unsafe extern "C" fn($($ty),*) -> $ret>(
+                                concat!(stringify!($name), "\0").as_bytes(),
+                            )
+                        };
+                        found.map(|f| *f).map_err(|e| e.to_string())
+                    });
+                    match slot {
+                        // SAFETY: the caller upholds the C contract (see # Safety).
+                        Ok(f) => Ok(unsafe { f($($arg),*) }),
+                        Err(reason) => Err(SymbolError {
+                            symbol: stringify!($name),
+                            library: self.path.clone(),
+                            reason: reason.clone(),
+                        }),
+                    }
+                }
+            )*
+        }
+
+        /// Never instantiated, only type-checked: every loaded signature must
+        /// equal the bindgen declaration of the same name.
+        #[allow(dead_code, clippy::extra_unused_type_parameters)]
+        fn signatures_match_declarations<T>() {
+            $( let _: unsafe extern "C" fn($($ty),*) -> $ret = crate::bindings::functions::$name; )*
+        }
+    };
+}
+
+/// The opened profiler library.
+pub struct Profiler {
+    path: PathBuf,
+    handle: libloading::Library,
+    symbols: ProfSymbols,
+}
+
+impl std::fmt::Debug for Profiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Profiler")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+prof_functions! {
+    /// Starts profiling, writing data under the directory `profilerResultPath`
+    /// (`length` = its length without the NUL, at most 4096).
+    fn aclprofInit(profilerResultPath: *const c_char, length: usize) -> aclError;
+    /// Ends profiling (after `aclprofInit`).
+    fn aclprofFinalize() -> aclError;
+    /// Starts collecting what `profilerConfig` names.
+    fn aclprofStart(profilerConfig: *const aclprofConfig) -> aclError;
+    /// Stops collecting; takes the config `aclprofStart` took.
+    fn aclprofStop(profilerConfig: *const aclprofConfig) -> aclError;
+    /// A config for the listed devices, or null when the arguments are invalid.
+    fn aclprofCreateConfig(
+        deviceIdList: *mut u32,
+        deviceNums: u32,
+        aicoreMetrics: aclprofAicoreMetrics,
+        aicoreEvents: *const aclprofAicoreEvents,
+        dataTypeConfig: u64,
+    ) -> *mut aclprofConfig;
+    /// Destroys a config.
+    fn aclprofDestroyConfig(profilerConfig: *const aclprofConfig) -> aclError;
+}
+
+impl Profiler {
+    /// Opens the profiler library at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Profiler, LoadError> {
+        let path = path.as_ref().to_path_buf();
+        let mut attempts = Vec::new();
+        Self::try_open(&path, "explicit path", &mut attempts)
+            .ok_or(LoadError::ProfilerNotFound { attempts })
+    }
+
+    fn try_open(path: &Path, source: &str, attempts: &mut Vec<Attempt>) -> Option<Profiler> {
+        let reason = if path.exists() {
+            // SAFETY: loading a shared object runs its initialisers; the
+            // profiler library (and our mock's) has none with preconditions.
+            match unsafe { libloading::Library::new(path.as_os_str()) } {
+                Ok(handle) => {
+                    return Some(Profiler {
+                        path: path.to_path_buf(),
+                        handle,
+                        symbols: ProfSymbols::default(),
+                    });
+                }
+                Err(e) => e.to_string(),
+            }
+        } else {
+            "no such file".to_string()
+        };
+        attempts.push(Attempt {
+            candidate: path.to_path_buf(),
+            source: source.to_string(),
+            reason,
+        });
+        None
+    }
+
+    /// The file the library was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The files to try, in order (see the module docs), with who suggested each.
+/// `runtime` is the runtime library in use, if any.
+pub fn candidate_files(
+    env: &dyn Fn(&str) -> Option<OsString>,
+    runtime: Option<&Path>,
+) -> Vec<(PathBuf, String)> {
+    if let Some(file) = env(PROFILER_ENV_VAR).filter(|f| !f.is_empty()) {
+        return vec![(PathBuf::from(file), PROFILER_ENV_VAR.to_string())];
+    }
+    let mut files = Vec::new();
+    if let Some(parent) = runtime.and_then(Path::parent) {
+        files.push((
+            parent.join(PROFILER_LIBRARY),
+            "the runtime library's directory".to_string(),
+        ));
+    }
+    for root in crate::cann::candidate_roots(env) {
+        let file = root.path.join("lib64").join(PROFILER_LIBRARY);
+        if !files.iter().any(|(f, _)| *f == file) {
+            files.push((file, format!("{} = {}", root.source, root.path.display())));
+        }
+    }
+    files
+}
+
+/// The profiler library for the runtime library `runtime` (found next to it
+/// first), opened on first call and kept for the process. A failure is not
+/// cached: a later call tries again.
+pub fn profiler_for(runtime: Option<&'static Library>) -> Result<&'static Profiler, LoadError> {
+    type Cache = Mutex<Vec<(usize, &'static Profiler)>>;
+    static OPENED: Cache = Mutex::new(Vec::new());
+    let key = runtime.map_or(0, |lib| lib as *const Library as usize);
+    let mut opened = OPENED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, p)) = opened.iter().find(|(k, _)| *k == key) {
+        return Ok(p);
+    }
+    let env = |name: &str| std::env::var_os(name);
+    let mut attempts = Vec::new();
+    for (file, source) in candidate_files(&env, runtime.map(Library::path)) {
+        if let Some(p) = Profiler::try_open(&file, &source, &mut attempts) {
+            let p: &'static Profiler = Box::leak(Box::new(p));
+            opened.push((key, p));
+            return Ok(p);
+        }
+    }
+    Err(LoadError::ProfilerNotFound { attempts })
+}
+
+/// The profiler library of this process's runtime library (see
+/// [`crate::selected_library`]), as [`profiler_for`].
+pub fn profiler() -> Result<&'static Profiler, LoadError> {
+    profiler_for(crate::library::selected_library())
+}
