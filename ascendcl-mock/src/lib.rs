@@ -32,6 +32,21 @@
 //! launched op runs a CPU reference kernel on the stream's worker thread, so
 //! its results are visible only after a synchronize, as on a card.
 //!
+//! The crate also builds the mock's HCCL libraries: `libhcomm.so`
+//! ([`HCOMM_PATH`]: communicators from a root info or for several devices
+//! of one process, rank queries, barrier, async errors) and `libhccl.so`
+//! ([`HCCL_PATH`]: AllReduce, Broadcast, AllGather(V), ReduceScatter(V),
+//! Reduce, Scatter, Send/Recv, BatchSendRecv, AlltoAll(V/VC)), which links
+//! `libhcomm.so` as CANN's does. Ranks meet at a hub on a Unix socket named
+//! in the root info, so they can be threads of one process or processes; a
+//! collective runs on the stream's worker (results visible after a
+//! synchronize), reduces in rank order (the same bits on every rank), and
+//! ranks that disagree or never arrive fail every rank's stream instead of
+//! hanging ([`Mock::set_hccl_timeouts`] scales the timeouts down).
+//! Communicators are counted ([`Resource::HcclComm`]), journaled and
+//! fault-injectable by name; `docs/mock-conformance.md` ("HCCL") lists what
+//! the mock decides where CANN's sources do not.
+//!
 //! Nothing selects the mock behind a program's back: a test chooses it (with
 //! [`session`], [`select`] or [`library`]), and the `ascendcl` crate's
 //! `Runtime::init()` then finds it because it is the library already selected.

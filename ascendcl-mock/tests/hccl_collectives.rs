@@ -233,10 +233,10 @@ fn broadcast_allgather_scatter_and_alltoall_move_every_dtype_bytes_exactly() {
                 r.free(recv);
                 // AlltoAll: block j of rank i lands at block i of rank j.
                 let recv = r.upload(&vec![0; b * n]);
-                type A2A = unsafe extern "C" fn(Ptr, u64, i32, Ptr, u64, i32, Comm, Ptr) -> i32;
+                type A2a = unsafe extern "C" fn(Ptr, u64, i32, Ptr, u64, i32, Comm, Ptr) -> i32;
                 // SAFETY: send and recv hold count*N elements.
                 let rc = unsafe {
-                    f::<A2A>("HcclAlltoAll")(
+                    f::<A2a>("HcclAlltoAll")(
                         send,
                         count as u64,
                         dtype,

@@ -23,8 +23,8 @@ fn allreduce_each(
 ) -> Vec<((i32, i32, i32), String)> {
     ranks(t, N, |r| {
         let (count, dtype, op) = args(r.rank);
-        let send = r.upload(&vec![1; 64]);
-        let recv = r.upload(&vec![0; 64]);
+        let send = r.upload(&[1; 64]);
+        let recv = r.upload(&[0; 64]);
         // SAFETY: 64-byte buffers hold every count used here.
         let rc = unsafe {
             f::<AllReduce>("HcclAllReduce")(send, recv, count, dtype, op, r.comm, r.stream)
@@ -41,7 +41,8 @@ fn allreduce_each(
 #[test]
 fn a_count_dtype_or_op_mismatch_fails_the_stream_and_sets_the_async_error_on_every_rank() {
     let t = fresh(5000, 5000);
-    let cases: [(&str, fn(u32) -> (u64, i32, i32)); 3] = [
+    type Args = fn(u32) -> (u64, i32, i32);
+    let cases: [(&str, Args); 3] = [
         ("count", |r| (if r == 2 { 6 } else { 5 }, FP32, SUM)),
         ("dtype", |r| (5, if r == 1 { INT32 } else { FP32 }, SUM)),
         ("op", |r| (5, FP32, if r == 0 { MAX } else { SUM })),
@@ -153,10 +154,8 @@ fn root_info(t: &common::T) -> Box<RootInfo> {
     assert_eq!(t.set_device(0), 0);
     let mut info = Box::new(RootInfo([0; 4108]));
     // SAFETY: `info` is a writable 4108-byte root info.
-    assert_eq!(
-        unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut *info) },
-        SUCCESS
-    );
+    let rc = unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut *info) };
+    assert_eq!(rc, SUCCESS);
     info
 }
 
@@ -300,15 +299,14 @@ fn a_destroy_refused_with_again_leaves_the_comm_usable_and_a_retry_destroys_it()
     // call never overlaps a destroy; HCCL_E_AGAIN is reached by injection.
     let t = fresh(5000, 5000);
     let comms = init_all(1);
-    t.s.inject(&ascendcl_mock::Fault::nth("HcclCommDestroy", 1, E_AGAIN));
+    t.s.inject(&ascendcl_mock::Fault::nth("HcclCommDestroy", 1, E_AGAIN))
+        .unwrap();
     assert_eq!(destroy(comms[0]), E_AGAIN);
     assert_eq!(t.s.live(Resource::HcclComm), 1);
     let mut size = 0u32;
     // SAFETY: a live comm.
-    assert_eq!(
-        unsafe { f::<CommU32>("HcclGetRankSize")(comms[0], &mut size) },
-        SUCCESS
-    );
+    let rc = unsafe { f::<CommU32>("HcclGetRankSize")(comms[0], &mut size) };
+    assert_eq!(rc, SUCCESS);
     assert_eq!(destroy(comms[0]), SUCCESS);
     assert_eq!(t.s.live(Resource::HcclComm), 0);
 }

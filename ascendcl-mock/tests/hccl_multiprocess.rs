@@ -153,15 +153,22 @@ fn child_rank() {
     }
 }
 
+/// The root info file, removed when the test ends, passed or not.
+struct RootFile(PathBuf);
+
+impl Drop for RootFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// The root: device 0, root info written to a private file.
-fn make_root(t: &common::T) -> (Box<RootInfo>, PathBuf, PathBuf) {
+fn make_root(t: &common::T) -> (Box<RootInfo>, RootFile, PathBuf) {
     assert_eq!(t.set_device(0), 0);
     let mut info = Box::new(RootInfo([0; 4108]));
     // SAFETY: a writable root info.
-    assert_eq!(
-        unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut *info) },
-        SUCCESS
-    );
+    let rc = unsafe { f::<GetRootInfo>("HcclGetRootInfo")(&mut *info) };
+    assert_eq!(rc, SUCCESS);
     let file = std::env::temp_dir().join(format!(
         "aclmock-hccl-root-{}-{:?}",
         std::process::id(),
@@ -171,7 +178,7 @@ fn make_root(t: &common::T) -> (Box<RootInfo>, PathBuf, PathBuf) {
     let path = &info.0[28..28 + 108];
     let end = path.iter().position(|&b| b == 0).unwrap();
     let sock = PathBuf::from(std::str::from_utf8(&path[..end]).unwrap());
-    (info, file, sock.parent().unwrap().to_path_buf())
+    (info, RootFile(file), sock.parent().unwrap().to_path_buf())
 }
 
 fn assert_gone(dir: &Path) {
@@ -186,7 +193,7 @@ fn assert_gone(dir: &Path) {
 fn allreduce_across_four_processes_gives_every_rank_the_same_sum() {
     let t = fresh(10_000, 10_000);
     let (info, file, dir) = make_root(&t);
-    let mut kids = spawn("child_rank", &file, N, 10_000, &[]);
+    let mut kids = spawn("child_rank", &file.0, N, 10_000, &[]);
     let (init, sync, ok) = run_rank(&t, &info, 0, N, false);
     assert_eq!((init, sync), (SUCCESS, 0));
     assert!(ok, "rank 0's result");
@@ -197,7 +204,6 @@ fn allreduce_across_four_processes_gives_every_rank_the_same_sum() {
         done.iter().all(|&s| s),
         "every child rank checked its result: {done:?}"
     );
-    let _ = std::fs::remove_file(&file);
     assert_gone(&dir);
 }
 
@@ -207,7 +213,7 @@ fn a_rank_process_that_dies_makes_the_others_time_out_instead_of_hanging() {
     let (info, file, dir) = make_root(&t);
     let mut kids = spawn(
         "child_rank",
-        &file,
+        &file.0,
         3,
         600,
         &[("HCCL_TEST_DIE_RANK", "1"), ("HCCL_TEST_EXPECT", "timeout")],
@@ -226,6 +232,5 @@ fn a_rank_process_that_dies_makes_the_others_time_out_instead_of_hanging() {
         done.iter().all(|&s| s),
         "the dying rank exits, the other saw the timeout: {done:?}"
     );
-    let _ = std::fs::remove_file(&file);
     assert_gone(&dir);
 }

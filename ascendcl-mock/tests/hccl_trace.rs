@@ -9,6 +9,23 @@ mod hccl_support;
 use ascendcl_mock::{Misuse, ReplayMode};
 use hccl_support::*;
 
+/// A trace file removed when the test ends, passed or not.
+struct TempTrace(std::path::PathBuf);
+
+impl TempTrace {
+    fn new(name: &str) -> TempTrace {
+        TempTrace(
+            std::env::temp_dir().join(format!("aclmock-hccl-{name}-{}.jsonl", std::process::id())),
+        )
+    }
+}
+
+impl Drop for TempTrace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// A one-rank program: init, an AllReduce of `count` f32, queries, destroy.
 fn program(t: &common::T, count: u64) -> Vec<i32> {
     let mut codes = vec![t.set_device(0)];
@@ -51,12 +68,12 @@ fn hccl_calls_are_journaled_with_arguments_and_results() {
 #[test]
 fn a_trace_with_hccl_calls_replays_strictly_and_a_changed_count_diverges_there() {
     let t = fresh(5000, 5000);
-    let path =
-        std::env::temp_dir().join(format!("aclmock-hccl-trace-{}.jsonl", std::process::id()));
+    let trace = TempTrace::new("trace");
+    let path = &trace.0;
     assert!(program(&t, 7).iter().all(|&c| c == 0));
-    t.s.save_trace(&path).unwrap();
+    t.s.save_trace(path).unwrap();
     t.s.reset();
-    t.s.replay(&path, ReplayMode::Strict).unwrap();
+    t.s.replay(path, ReplayMode::Strict).unwrap();
     let codes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| program(&t, 7)));
     assert!(
         codes.is_ok_and(|c| c.iter().all(|&c| c == 0)),
@@ -66,14 +83,13 @@ fn a_trace_with_hccl_calls_replays_strictly_and_a_changed_count_diverges_there()
     let status = t.s.replay_status();
     assert!(status.is_complete(), "{}", status.text);
     t.s.reset();
-    t.s.replay(&path, ReplayMode::Strict).unwrap();
+    t.s.replay(path, ReplayMode::Strict).unwrap();
     let codes = program(&t, 9);
     assert_eq!(codes[1], ascendcl_mock::REPLAY_DIVERGED, "{codes:?}");
     let d = t.s.replay_status().divergence.expect("a divergence");
     assert_eq!(d.actual.function, "HcclAllReduce", "{d:?}");
     assert!(d.reason.contains("count"), "{d:?}");
     t.s.reset();
-    std::fs::remove_file(path).unwrap();
 }
 
 #[test]
@@ -112,4 +128,33 @@ fn a_collective_write_read_by_another_stream_without_an_event_is_an_unordered_ac
         assert_eq!(t.destroy_stream(s), 0);
     }
     assert_eq!(destroy(comms[0]), SUCCESS);
+}
+
+/// Two ranks on their threads: an AllReduce each (threads are matched to the
+/// trace's by their calls).
+fn two_ranks(t: &common::T) -> Vec<i32> {
+    ranks(t, 2, |r| {
+        let buf = r.upload(&[0; 16]);
+        // SAFETY: 16 bytes hold 4 f32; live comm and stream.
+        let rc =
+            unsafe { f::<AllReduce>("HcclAllReduce")(buf, buf, 4, FP32, SUM, r.comm, r.stream) };
+        let sync = r.sync();
+        r.free(buf);
+        rc | sync
+    })
+}
+
+#[test]
+fn a_two_rank_trace_replays_strictly_with_a_thread_per_rank() {
+    let t = fresh(5000, 5000);
+    let trace = TempTrace::new("trace2");
+    let path = &trace.0;
+    assert_eq!(two_ranks(&t), [0, 0]);
+    t.s.save_trace(path).unwrap();
+    t.s.reset();
+    t.s.replay(path, ReplayMode::Strict).unwrap();
+    assert_eq!(two_ranks(&t), [0, 0]);
+    let status = t.s.replay_status();
+    assert!(status.is_complete(), "{}", status.text);
+    t.s.reset();
 }

@@ -303,3 +303,184 @@ fn barrier_completes_on_every_rank_and_is_journaled() {
         "the journal names the barrier and its comm"
     );
 }
+
+#[test]
+fn grouped_sends_and_receives_run_fused_so_both_ranks_may_send_first() {
+    let t = fresh(5000, 5000);
+    type Group = unsafe extern "C" fn() -> i32;
+    let outs = ranks(&t, 2, |r| {
+        let peer = 1 - r.rank;
+        let mine = r.upload(&f32s(&[r.rank as f32 + 1.0; 4]));
+        let got = r.upload(&f32s(&[0.0; 4]));
+        let sum_in = r.upload(&f32s(&[1.0; 2]));
+        let sum_out = r.upload(&f32s(&[0.0; 2]));
+        // SAFETY: buffers of 4 and 2 f32; live comm and stream.
+        let codes = unsafe {
+            [
+                f::<Group>("HcclGroupStart")(),
+                f::<SendRecv>("HcclSend")(mine, 4, FP32, peer, r.comm, r.stream),
+                f::<SendRecv>("HcclRecv")(got, 4, FP32, peer, r.comm, r.stream),
+                // a collective inside the group runs after the kept sends and receives
+                f::<AllReduce>("HcclAllReduce")(sum_in, sum_out, 2, FP32, SUM, r.comm, r.stream),
+                f::<Group>("HcclGroupEnd")(),
+            ]
+        };
+        assert_eq!(codes, [SUCCESS; 5]);
+        assert_eq!(r.sync(), 0);
+        let out = (r.download(got, 16), r.download(sum_out, 8));
+        for p in [mine, got, sum_in, sum_out] {
+            r.free(p);
+        }
+        out
+    });
+    for (k, (got, sum)) in outs.iter().enumerate() {
+        assert_eq!(got, &f32s(&[(1 - k) as f32 + 1.0; 4]), "rank {k}");
+        assert_eq!(sum, &f32s(&[2.0; 2]));
+    }
+}
+
+#[test]
+fn reducescatterv_matches_the_host_reduction_for_every_dtype_and_op() {
+    let t = fresh(5000, 5000);
+    let counts = [3u64, 0, 5]; // odd counts, and a rank that receives nothing
+    let displs = [5u64, 8, 0];
+    let failures = ranks(&t, N, |r| {
+        let mut bad = Vec::new();
+        for (dtype, es) in DTYPES {
+            for op in OPS {
+                let ins: Vec<Vec<u8>> = (0..N).map(|k| data(dtype, es, 8, k, op as u32)).collect();
+                let send = r.upload(&ins[r.rank as usize]);
+                let mine = counts[r.rank as usize];
+                let recv = r.upload(&vec![0; mine as usize * es]);
+                // SAFETY: arrays of N u64; send holds 8 elements, recv `mine`.
+                let rc = unsafe {
+                    f::<ReduceScatterV>("HcclReduceScatterV")(
+                        send,
+                        counts.as_ptr(),
+                        displs.as_ptr(),
+                        recv,
+                        mine,
+                        dtype,
+                        op,
+                        r.comm,
+                        r.stream,
+                    )
+                };
+                assert_eq!(rc, SUCCESS);
+                assert_eq!(r.sync(), 0);
+                let full = reduce_ref(dtype, es, op, &ins);
+                let lo = displs[r.rank as usize] as usize * es;
+                let got = if mine == 0 {
+                    Vec::new()
+                } else {
+                    r.download(recv, mine as usize * es)
+                };
+                if got != full[lo..lo + mine as usize * es] {
+                    bad.push((dtype, op));
+                }
+                r.free(send);
+                r.free(recv);
+            }
+        }
+        bad
+    });
+    assert!(failures.iter().all(Vec::is_empty), "{failures:?}");
+}
+
+#[test]
+fn allgatherv_alltoallv_and_send_recv_move_every_dtype_bytes_exactly() {
+    let t = fresh(5000, 5000);
+    let counts = [1u64, 3, 5];
+    let displs = [0u64, 1, 4];
+    let failures = ranks(&t, N, |r| {
+        let mut bad = Vec::new();
+        let k = r.rank as usize;
+        for (dtype, es) in DTYPES {
+            let all: Vec<Vec<u8>> = (0..N).map(|q| data(dtype, es, 9, q, 3)).collect();
+            // AllGatherV: rank q contributes counts[q] elements
+            let send = r.upload(&all[k][..counts[k] as usize * es]);
+            let recv = r.upload(&vec![0; 9 * es]);
+            // SAFETY: arrays of N u64; recv holds 9 elements (the extent).
+            let rc = unsafe {
+                f::<AllGatherV>("HcclAllGatherV")(
+                    send,
+                    counts[k],
+                    recv,
+                    counts.as_ptr(),
+                    displs.as_ptr(),
+                    dtype,
+                    r.comm,
+                    r.stream,
+                )
+            };
+            assert_eq!((rc, r.sync()), (SUCCESS, 0));
+            let want: Vec<u8> = (0..3)
+                .flat_map(|q| all[q][..counts[q] as usize * es].to_vec())
+                .collect();
+            if r.download(recv, 9 * es) != want {
+                bad.push(("AllGatherV", dtype));
+            }
+            r.free(send);
+            r.free(recv);
+            // AlltoAllV: rank i sends (i + j) % 3 + 1 elements to rank j
+            let m = |i: usize, j: usize| ((i + j) % 3 + 1) as u64;
+            let sc: Vec<u64> = (0..3).map(|j| m(k, j)).collect();
+            let sd: Vec<u64> = (0..3).map(|j| sc[..j].iter().sum()).collect();
+            let rc_: Vec<u64> = (0..3).map(|i| m(i, k)).collect();
+            let rd: Vec<u64> = (0..3).map(|i| rc_[..i].iter().sum()).collect();
+            let send = r.upload(&all[k][..sc.iter().sum::<u64>() as usize * es]);
+            let total: u64 = rc_.iter().sum();
+            let recv = r.upload(&vec![0; total as usize * es]);
+            // SAFETY: arrays of N u64; buffers sized by the counts.
+            let rc = unsafe {
+                f::<AlltoAllV>("HcclAlltoAllV")(
+                    send,
+                    sc.as_ptr(),
+                    sd.as_ptr(),
+                    dtype,
+                    recv,
+                    rc_.as_ptr(),
+                    rd.as_ptr(),
+                    dtype,
+                    r.comm,
+                    r.stream,
+                )
+            };
+            assert_eq!((rc, r.sync()), (SUCCESS, 0));
+            let want: Vec<u8> = (0..3)
+                .flat_map(|i| {
+                    let off: u64 = (0..k).map(|j| m(i, j)).sum();
+                    all[i][off as usize * es..(off + m(i, k)) as usize * es].to_vec()
+                })
+                .collect();
+            if r.download(recv, total as usize * es) != want {
+                bad.push(("AlltoAllV", dtype));
+            }
+            r.free(send);
+            r.free(recv);
+            // Send/Recv: rank 0 sends 7 elements to rank 2
+            if k != 1 {
+                let buf = r.upload(&if k == 0 {
+                    all[0][..7 * es].to_vec()
+                } else {
+                    vec![0; 7 * es]
+                });
+                // SAFETY: `buf` holds 7 elements.
+                let rc = unsafe {
+                    if k == 0 {
+                        f::<SendRecv>("HcclSend")(buf, 7, dtype, 2, r.comm, r.stream)
+                    } else {
+                        f::<SendRecv>("HcclRecv")(buf, 7, dtype, 0, r.comm, r.stream)
+                    }
+                };
+                assert_eq!((rc, r.sync()), (SUCCESS, 0));
+                if k == 2 && r.download(buf, 7 * es) != all[0][..7 * es] {
+                    bad.push(("Send/Recv", dtype));
+                }
+                r.free(buf);
+            }
+        }
+        bad
+    });
+    assert!(failures.iter().all(Vec::is_empty), "{failures:?}");
+}

@@ -7,7 +7,7 @@
  * receive buffer or stream is HCCL_E_PTR; then the dtype (hccl
  * src/common/param_check.cc:101-108, HCCL_E_NOT_SUPPORT), the reduction op
  * (HCCL_E_PARA) and whether the dtype reduces (HCCL_E_NOT_SUPPORT). A root
- * out of range is HCCL_E_PARA (param_check.cc:132-139 is the same rule for
+ * out of range is HCCL_E_PARA (param_check.cc:134-141 is the same rule for
  * ranks). The other collectives are assumed to follow AllReduce's order
  * (their Inner functions live in hcomm, see docs/mock-conformance.md).
  */
@@ -101,15 +101,22 @@ static HcclResult queue2(aclmock_call *call, hm_comm *c, aclrtStream stream, uin
     }
     aclmock_span spans[2] = {{send, sbytes, ACLMOCK_SPAN_READ, "sendBuf"},
                              {recv, rbytes, ACLMOCK_SPAN_WRITE, "recvBuf"}};
+    /* in place (same buffer, same size): one span, read and written, so the
+     * worker keeps one host copy of it */
+    bool in_place = sbytes && send == recv && sbytes == rbytes;
     if (sbytes) {
         x->send[0][0] = 0;
         x->send[0][2] = sbytes;
     }
     if (rbytes) {
-        x->recv[0][0] = 1;
+        x->recv[0][0] = in_place ? 0 : 1;
         x->recv[0][2] = rbytes;
     }
-    return hm_enqueue(call, c, stream, spans, 2, x);
+    if (in_place) {
+        spans[0].use = ACLMOCK_SPAN_WRITE;
+        spans[0].role = "sendBuf/recvBuf (in place)";
+    }
+    return hm_enqueue(call, c, stream, spans, in_place ? 1 : 2, x);
 }
 
 HM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,

@@ -90,7 +90,10 @@ static HcclResult p2p(aclmock_call *call, uint32_t kind, void *buf, uint64_t cou
             aclmock_fail(rc, "out of host memory");
         }
     }
-    if (x) {
+    if (x && hm_group_active()) {
+        hm_xfer_free(x);
+        rc = hm_group_add(c, stream, kind, buf, count, dtype, peer);
+    } else if (x) {
         aclmock_span sp = {buf, count * es, kind == HK_SEND ? ACLMOCK_SPAN_READ : ACLMOCK_SPAN_WRITE,
                            kind == HK_SEND ? "sendBuf" : "recvBuf"};
         uint64_t(*piece)[3] = kind == HK_SEND ? x->send : x->recv;

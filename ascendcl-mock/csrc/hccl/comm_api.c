@@ -93,7 +93,7 @@ static HcclResult init_root(aclmock_call *call, uint32_t nRanks, const HcclRootI
         aclmock_fail(HCCL_E_PTR, "%s is null", rootInfo ? "comm" : "rootInfo");
         return HCCL_E_PTR;
     }
-    /* hccl src/common/param_check.cc:132-139 (HcomCheckUserRank): rank < nRanks */
+    /* hccl src/common/param_check.cc:134-141 (HcomCheckUserRank): rank < nRanks */
     if (nRanks == 0 || rank >= nRanks) {
         aclmock_fail(HCCL_E_PARA, "rank %u is out of range for %u ranks", rank, nRanks);
         return HCCL_E_PARA;

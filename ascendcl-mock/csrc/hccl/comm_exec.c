@@ -111,88 +111,114 @@ static int32_t fail_job(hm_comm *c, int32_t hccl, int32_t acl, char *msg, size_t
     return acl;
 }
 
+/* Sends the rank's part: the descriptor, the aux words, then every send
+ * piece straight from the host copies of the buffers (no packing copy). */
+static int send_part(hm_comm *c, hm_xfer *x, void *const *bufs)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < x->nsend; i++) {
+        total += x->send[i][2];
+    }
+    x->d.data_len = total;
+    if (hm_send_header(c->fd, HM_OP, sizeof(x->d) + (uint64_t)x->d.naux * 8 + total) ||
+        hm_write_all(c->fd, &x->d, sizeof(x->d)) || hm_write_all(c->fd, x->aux, (size_t)x->d.naux * 8)) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < x->nsend; i++) {
+        if (x->send[i][2] &&
+            hm_write_all(c->fd, (const unsigned char *)bufs[x->send[i][0]] + x->send[i][1], x->send[i][2])) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Receives the hub's answer, the data straight into the receive pieces:
+ * 0 (res filled), -1 broken connection, -2 timeout, -3 unexpected size. */
+static int recv_result(hm_comm *c, hm_xfer *x, void *const *bufs, hm_result *res)
+{
+    hm_hdr h;
+    /* the hub enforces HCCL_EXEC_TIMEOUT; this bound only guards a hub that is gone */
+    int r = hm_recv_header(c->fd, &h, hm_now_ns() + (c->exec_ms + 5000ULL) * 1000000ULL);
+    if (r) {
+        return r;
+    }
+    if (h.type != HM_RESULT || h.len < sizeof(*res) || hm_read_all(c->fd, res, sizeof(*res), 0)) {
+        return -1;
+    }
+    res->msg[sizeof(res->msg) - 1] = '\0';
+    uint64_t want = 0;
+    for (uint32_t i = 0; i < x->nrecv; i++) {
+        want += x->recv[i][2];
+    }
+    if (res->status != HCCL_SUCCESS) {
+        return h.len == sizeof(*res) ? 0 : -1;
+    }
+    if (res->data_len != want || h.len != sizeof(*res) + want) {
+        return -3; /* the connection is out of step now; the comm fails from here on */
+    }
+    for (uint32_t i = 0; i < x->nrecv; i++) {
+        if (x->recv[i][2] &&
+            hm_read_all(c->fd, (unsigned char *)bufs[x->recv[i][0]] + x->recv[i][1], x->recv[i][2], 0)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Stream worker, without the mock's lock. */
 static int32_t job_run(void *p, void *const *bufs, char *msg, size_t cap)
 {
     hm_job *j = p;
     hm_comm *c = j->c;
     hm_xfer *x = j->x;
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < x->nsend; i++) {
-        total += x->send[i][2];
-    }
-    unsigned char *data = malloc(total ? total : 1);
-    if (!data) {
-        return fail_job(c, HCCL_E_MEMORY, HM_STREAM_FAILED, msg, cap, "out of host memory");
-    }
-    uint64_t at = 0;
-    for (uint32_t i = 0; i < x->nsend; i++) {
-        if (x->send[i][2]) {
-            memcpy(data + at, (const unsigned char *)bufs[x->send[i][0]] + x->send[i][1], x->send[i][2]);
-        }
-        at += x->send[i][2];
-    }
     pthread_mutex_lock(&c->io);
-    if (c->destroyed) {
+    if (hm_comm_destroyed(c)) {
         pthread_mutex_unlock(&c->io);
-        free(data);
         snprintf(msg, cap, "the communicator was destroyed before the %s ran", hm_kind_name(x->d.kind));
         return HM_STREAM_FAILED;
     }
     x->d.seq = ++c->seq;
-    x->d.data_len = total;
-    int sr = hm_send(c->fd, HM_OP, &x->d, sizeof(x->d), x->aux, (size_t)x->d.naux * 8, data, total);
-    free(data);
-    uint32_t type = 0;
-    void *reply = NULL;
-    uint64_t len = 0;
-    /* the hub enforces HCCL_EXEC_TIMEOUT; this bound only guards a hub that is gone */
-    int rr = sr ? -1 : hm_recv(c->fd, &type, &reply, &len, hm_now_ns() + (c->exec_ms + 5000ULL) * 1000000ULL);
-    bool destroyed = c->destroyed;
+    hm_result res;
+    int rr = send_part(c, x, bufs) ? -1 : recv_result(c, x, bufs, &res);
+    bool destroyed = hm_comm_destroyed(c);
     pthread_mutex_unlock(&c->io);
     if (destroyed) {
-        free(reply);
         snprintf(msg, cap, "the communicator was destroyed while the %s waited for its peers",
                  hm_kind_name(x->d.kind));
         return HM_STREAM_FAILED;
     }
-    hm_result res;
-    if (rr != 0 || type != HM_RESULT || len < sizeof(res)) {
-        free(reply);
+    if (rr == -3) {
+        return fail_job(c, HCCL_E_INTERNAL, HM_STREAM_FAILED, msg, cap, "the result has an unexpected size");
+    }
+    if (rr != 0) {
         return fail_job(c, rr == -2 ? HCCL_E_TIMEOUT : HCCL_E_TCP_TRANSFER,
                         rr == -2 ? HM_STREAM_TIMEOUT : HM_STREAM_FAILED, msg, cap,
                         rr == -2 ? "no answer from the rendezvous hub in time"
                                  : "lost the connection to the rendezvous hub (did the root rank's process end?)");
     }
-    memcpy(&res, reply, sizeof(res));
     if (res.status != HCCL_SUCCESS) {
-        free(reply);
-        res.msg[sizeof(res.msg) - 1] = '\0';
         hm_comm_set_async(c, res.status);
         snprintf(msg, cap, "HCCL error %d: %s", res.status, res.msg);
         return res.status == HCCL_E_TIMEOUT ? HM_STREAM_TIMEOUT : HM_STREAM_FAILED;
     }
-    uint64_t want = 0;
-    for (uint32_t i = 0; i < x->nrecv; i++) {
-        want += x->recv[i][2];
-    }
-    if (res.data_len != want || len != sizeof(res) + want) {
-        free(reply);
-        return fail_job(c, HCCL_E_INTERNAL, HM_STREAM_FAILED, msg, cap, "the result has an unexpected size");
-    }
-    const unsigned char *src = (const unsigned char *)reply + sizeof(res);
-    for (uint32_t i = 0; i < x->nrecv; i++) {
-        if (x->recv[i][2]) {
-            memcpy((unsigned char *)bufs[x->recv[i][0]] + x->recv[i][1], src, x->recv[i][2]);
-        }
-        src += x->recv[i][2];
-    }
-    free(reply);
     return 0;
 }
 
 HcclResult hm_enqueue(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
                       uint32_t nspans, hm_xfer *x)
+{
+    /* a collective inside a group: the kept Send/Recv go first (comm_group.c) */
+    HcclResult rc = hm_group_flush(call);
+    if (rc != HCCL_SUCCESS) {
+        hm_xfer_free(x);
+        return rc;
+    }
+    return hm_enqueue_now(call, c, stream, spans, nspans, x);
+}
+
+HcclResult hm_enqueue_now(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
+                          uint32_t nspans, hm_xfer *x)
 {
     hm_job *j = calloc(1, sizeof(*j));
     if (!j) {

@@ -267,6 +267,7 @@ static void *hub_main(void *arg)
         if (pfd[1].revents & POLLIN) {
             int fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
             if (fd >= 0) {
+                hm_tune(fd);
                 if (h->npending == h->cappending) {
                     uint32_t nc = h->cappending ? h->cappending * 2 : 8;
                     int *np = realloc(h->pending, nc * sizeof(int));

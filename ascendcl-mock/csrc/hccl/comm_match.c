@@ -56,8 +56,11 @@ static const char *disagree(const hub *h, const hm_desc *a, const hub_op *ob)
 
 static void finish_all(hub *h, unsigned char **res, const uint64_t *len)
 {
+    /* results may point into any rank's message: reply to all, then free */
     for (uint32_t r = 0; r < h->nranks; r++) {
         hub_reply(h, r, HCCL_SUCCESS, "", res ? res[r] : NULL, res ? len[r] : 0);
+    }
+    for (uint32_t r = 0; r < h->nranks; r++) {
         hub_op_free(h->head[r]);
         h->head[r] = NULL;
     }
@@ -96,19 +99,18 @@ static void run_collective(hub *h)
     case HK_BARRIER:
         break;
     case HK_ALLREDUCE:
-    case HK_REDUCE:
-        tmp = malloc(c * es + 1);
-        if (!tmp) {
-            goto oom;
-        }
-        hm_reduce_n((int32_t)d->dtype, (int32_t)d->op, tmp, in, n, c);
+    case HK_REDUCE: {
+        /* in place, into rank 0's message (the hub owns it) */
+        unsigned char *acc = (unsigned char *)h->head[0]->data;
+        hm_reduce_n((int32_t)d->dtype, (int32_t)d->op, acc, in, n, c);
         for (uint32_t r = 0; r < n; r++) {
             if (d->kind == HK_ALLREDUCE || r == d->root) {
-                res[r] = tmp;
+                res[r] = acc;
                 len[r] = c * es;
             }
         }
         break;
+    }
     case HK_BROADCAST:
         for (uint32_t r = 0; r < n; r++) {
             if (r != d->root) {
@@ -136,17 +138,15 @@ static void run_collective(hub *h)
             len[r] = n * c * es;
         }
         break;
-    case HK_REDUCE_SCATTER:
-        tmp = malloc(n * c * es + 1);
-        if (!tmp) {
-            goto oom;
-        }
-        hm_reduce_n((int32_t)d->dtype, (int32_t)d->op, tmp, in, n, n * c);
+    case HK_REDUCE_SCATTER: {
+        unsigned char *acc = (unsigned char *)h->head[0]->data;
+        hm_reduce_n((int32_t)d->dtype, (int32_t)d->op, acc, in, n, n * c);
         for (uint32_t r = 0; r < n; r++) {
-            res[r] = tmp + (size_t)r * c * es;
+            res[r] = acc + (size_t)r * c * es;
             len[r] = c * es;
         }
         break;
+    }
     case HK_ALLTOALL:
         tmp = malloc(n * n * c * es + 1);
         if (!tmp) {

@@ -1,6 +1,6 @@
 /*
- * comm_misc.c: libhcomm.so's barrier, error strings, the process-wide
- * determinism switch and group start/end.
+ * comm_misc.c: libhcomm.so's barrier, error strings and the process-wide
+ * determinism switch.
  */
 #include "hccl_mock.h"
 
@@ -82,33 +82,6 @@ HM_EXPORT HcclResult HcclGetConfig(HcclConfig config, HcclConfigValue *configVal
     }
     configValue->value = deterministic;
     aclmock_out_u64(&call_, "value", (uint64_t)deterministic);
-    return HM_END(HCCL_SUCCESS);
-}
-
-/* Group start/end: accepted and counted, but the operations between them run
- * one by one as issued, not fused (docs/mock-conformance.md). */
-static __thread int group_depth;
-
-HM_EXPORT HcclResult HcclGroupStart(void)
-{
-    HM_BEGIN(HcclGroupStart);
-    if (HM_FAULTED()) {
-        return HM_END(fault_);
-    }
-    group_depth++;
-    return HM_END(HCCL_SUCCESS);
-}
-
-HM_EXPORT HcclResult HcclGroupEnd(void)
-{
-    HM_BEGIN(HcclGroupEnd);
-    if (HM_FAULTED()) {
-        return HM_END(fault_);
-    }
-    if (group_depth == 0) {
-        return HM_FAIL(HCCL_E_PARA, "HcclGroupEnd without HcclGroupStart");
-    }
-    group_depth--;
     return HM_END(HCCL_SUCCESS);
 }
 

@@ -2,7 +2,7 @@
  * comm_reduce.c: element types and the reductions of the hub.
  *
  * Accepted types: those of hcomm's parameter check, HCCL_SUPPORT_DATA_TYPE in
- * hccl src/common/param_check.cc:61-75 (int8..uint64, fp16, fp32, fp64,
+ * hccl src/common/param_check.cc:63-77 (int8..uint64, fp16, fp32, fp64,
  * bf16, int128); anything else is HCCL_E_NOT_SUPPORT (:101-108). int128
  * moves but does not reduce in the mock (no C type for it on every target;
  * see docs/mock-conformance.md).
@@ -156,7 +156,9 @@ void hm_reduce_n(int32_t dt, int32_t op, void *out, const void *const *in, uint3
         }
         return;
     }
-    memcpy(out, in[0], count * es);
+    if (out != in[0]) {
+        memcpy(out, in[0], count * es);
+    }
     for (uint32_t r = 1; r < n; r++) {
         hm_reduce_into(dt, op, out, in[r], count);
     }

@@ -112,6 +112,14 @@ void hm_comm_set_async(hm_comm *c, int32_t err)
     pthread_mutex_unlock(&reg);
 }
 
+bool hm_comm_destroyed(hm_comm *c)
+{
+    pthread_mutex_lock(&reg);
+    bool d = c->destroyed;
+    pthread_mutex_unlock(&reg);
+    return d;
+}
+
 int32_t hm_comm_async(hm_comm *c)
 {
     pthread_mutex_lock(&reg);

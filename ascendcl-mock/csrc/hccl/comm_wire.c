@@ -45,6 +45,19 @@ int hm_read_all(int fd, void *p, size_t n, uint64_t deadline_ns)
 {
     char *b = p;
     while (n) {
+        /* whatever has arrived first, without a poll per chunk */
+        ssize_t got = recv(fd, b, n, MSG_DONTWAIT);
+        if (got > 0) {
+            b += got;
+            n -= (size_t)got;
+            continue;
+        }
+        if (got == 0) {
+            return -1;
+        }
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            return -1;
+        }
         int wait_ms = -1;
         if (deadline_ns) {
             uint64_t now = hm_now_ns();
@@ -65,18 +78,6 @@ int hm_read_all(int fd, void *p, size_t n, uint64_t deadline_ns)
         if (pr == 0) {
             continue; /* the deadline is checked above */
         }
-        ssize_t r = recv(fd, b, n, 0);
-        if (r < 0) {
-            if (errno == EINTR || errno == EAGAIN) {
-                continue;
-            }
-            return -1;
-        }
-        if (r == 0) {
-            return -1;
-        }
-        b += r;
-        n -= (size_t)r;
     }
     return 0;
 }
@@ -89,6 +90,21 @@ int hm_send(int fd, uint32_t type, const void *a, size_t na, const void *b, size
         return -1;
     }
     return 0;
+}
+
+int hm_send_header(int fd, uint32_t type, uint64_t len)
+{
+    hm_hdr h = {.magic = HM_WIRE_MAGIC, .type = type, .len = len};
+    return hm_write_all(fd, &h, sizeof(h));
+}
+
+int hm_recv_header(int fd, hm_hdr *h, uint64_t deadline_ns)
+{
+    int r = hm_read_all(fd, h, sizeof(*h), deadline_ns);
+    if (r) {
+        return r;
+    }
+    return h->magic == HM_WIRE_MAGIC && h->len <= HM_MAX_PAYLOAD ? 0 : -1;
 }
 
 int hm_recv(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns)
@@ -118,6 +134,14 @@ int hm_recv(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t dead
     return 0;
 }
 
+void hm_tune(int fd)
+{
+    /* larger socket buffers: fewer round trips for big contributions */
+    int sz = 4 << 20;
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+}
+
 int hm_connect(const char *path)
 {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -132,6 +156,7 @@ int hm_connect(const char *path)
         return -1;
     }
     strcpy(a.sun_path, path);
+    hm_tune(fd);
     if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
         close(fd);
         return -1;

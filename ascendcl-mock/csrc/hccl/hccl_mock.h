@@ -133,10 +133,15 @@ int hm_write_all(int fd, const void *p, size_t n);
 int hm_read_all(int fd, void *p, size_t n, uint64_t deadline_ns);
 /* Sends a header and up to three parts. */
 int hm_send(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb, const void *c, size_t nc);
+/* A header announcing `len` payload bytes, which the caller writes next. */
+int hm_send_header(int fd, uint32_t type, uint64_t len);
+/* Reads and checks a header; the caller reads its payload. */
+int hm_recv_header(int fd, hm_hdr *h, uint64_t deadline_ns);
 /* Receives one message (payload malloc'ed into *payload, free it). */
 int hm_recv(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns);
 uint64_t hm_now_ns(void);
 int hm_connect(const char *path);
+void hm_tune(int fd); /* socket buffer sizes */
 
 /* ------------------------------------------------------------- hub */
 
@@ -153,8 +158,9 @@ HM_INTERNAL bool hm_op_valid(int32_t op);
 HM_INTERNAL bool hm_can_reduce(int32_t dt);
 /* acc[i] = acc[i] op src[i] for count elements (f16/bf16 in f32 by the caller) */
 void hm_reduce_into(int32_t dt, int32_t op, void *acc, const void *src, uint64_t count);
-/* Reduces n inputs into out, in rank order, deterministically; f16/bf16
- * are accumulated in f32 and rounded to nearest even once per element. */
+/* Reduces n inputs into out (which may be in[0]), in rank order,
+ * deterministically; f16/bf16 are accumulated in f32 and rounded to nearest
+ * even once per element. */
 void hm_reduce_n(int32_t dt, int32_t op, void *out, const void *const *in, uint32_t n, uint64_t count);
 HM_INTERNAL const char *hm_dtype_name(int32_t dt);
 HM_INTERNAL const char *hm_kind_name(uint32_t kind);
@@ -193,6 +199,7 @@ HM_INTERNAL void hm_comm_ref(hm_comm *c);
 HM_INTERNAL void hm_comm_unref(hm_comm *c);
 HM_INTERNAL void hm_comm_set_async(hm_comm *c, int32_t err);
 HM_INTERNAL int32_t hm_comm_async(hm_comm *c);
+HM_INTERNAL bool hm_comm_destroyed(hm_comm *c);
 hm_comm *hm_comm_new(uint32_t rank, uint32_t nranks, int32_t device, int fd, uint64_t exec_ms, const char *name);
 void hm_comm_register(hm_comm *c);
 /* Destroys an entered comm (the entry is released): HCCL_E_AGAIN while
@@ -220,9 +227,22 @@ HM_INTERNAL HcclResult hm_check(aclmock_call *call, hm_comm *c, aclrtStream stre
  * receive). HCCL_SUCCESS or an error. */
 HM_INTERNAL HcclResult hm_enqueue(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
                                   uint32_t nspans, hm_xfer *x);
+/* As hm_enqueue, without launching a group's kept operations first. */
+HcclResult hm_enqueue_now(aclmock_call *call, hm_comm *c, aclrtStream stream, const aclmock_span *spans,
+                          uint32_t nspans, hm_xfer *x);
+/* Launches the calling thread's kept Send/Recv (none outside a group). */
+HcclResult hm_group_flush(aclmock_call *call);
 HM_INTERNAL hm_xfer *hm_xfer_new(uint32_t kind, int32_t dtype, int32_t op, uint32_t root, uint64_t count,
                                  uint32_t naux, uint32_t nsend, uint32_t nrecv);
 HM_INTERNAL void hm_xfer_free(hm_xfer *x);
+/* Groups (comm_group.c): inside HcclGroupStart/End, Send and Recv are
+ * kept (hm_group_add takes a reference on the comm) and launched at the
+ * outermost HcclGroupEnd as one BatchSendRecv exchange per comm and stream;
+ * hm_enqueue launches the kept ones first, so the order of a comm's work on
+ * a stream is the order of the calls. */
+HM_INTERNAL bool hm_group_active(void);
+HM_INTERNAL HcclResult hm_group_add(hm_comm *c, aclrtStream stream, uint32_t kind, void *buf, uint64_t count,
+                                    int32_t dtype, uint32_t peer);
 /* Journal fields every collective shares. */
 HM_INTERNAL void hm_journal_comm(aclmock_call *call, HcclComm comm);
 

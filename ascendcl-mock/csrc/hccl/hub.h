@@ -1,12 +1,14 @@
 /*
  * hub.h: the rendezvous hub's state, shared by its loop (comm_hub.c) and its
  * matcher (comm_match.c). One hub per communicator world; its thread owns
- * everything here (no lock), except `stop`.
+ * everything here (no lock), except the atomic `stop` and `done`.
  */
 #ifndef ACLMOCK_HCCL_HUB_H
 #define ACLMOCK_HCCL_HUB_H
 
 #include "hccl_mock.h"
+
+#include <stdatomic.h>
 
 /* One rank's exchange waiting at the hub. */
 typedef struct hub_op {
@@ -31,7 +33,7 @@ typedef struct hub {
     bool *joined;  /* [nranks], ever joined */
     hub_op **head; /* [nranks] */
     pthread_t th;
-    volatile bool stop, done;
+    _Atomic bool stop, done;
     struct hub *next;
 } hub;
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use libloading::Library;
 
-use crate::common::{DEFAULT, OK, T};
+use crate::common::{OK, T};
 
 pub type Ptr = *mut c_void;
 pub type Comm = *mut c_void;
