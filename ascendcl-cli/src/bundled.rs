@@ -1,25 +1,26 @@
 //! The mock and the recording shim, bundled into the `ascendcl` binary.
 //!
-//! ascendcl-mock builds `libascendcl.so` (the behavioural mock), its operator
-//! libraries `libnnopbase.so` and `libopapi.so`, and the recording shim
-//! `libascendcl_record.so`. `cargo install` deletes the directory they were
-//! built in, so the binary carries their bytes (see `build.rs`) and writes
-//! them, on first use, to a cache directory of its own:
+//! ascendcl-mock builds `libascendcl.so` (the behavioural mock), its
+//! operator, HCCL and profiler libraries, and the recording shim
+//! `libascendcl_record.so` ([`ascendcl_mock::LIBRARIES`]), and embeds their
+//! bytes. `cargo install` deletes the directory they were built in, so the
+//! binary writes those bytes, on first use, to a cache directory of its own:
 //!
 //! * `$XDG_CACHE_HOME/ascendcl/bundle-<version>-<hash>/`, else
 //! * `$HOME/.cache/ascendcl/bundle-<version>-<hash>/`, else
 //! * `<temp dir>/ascendcl-bundle-<version>-<hash>/`.
 //!
-//! The hash is that of the four files, so two builds never share a
+//! The hash is that of every library, so two builds never share a
 //! directory. Before a file is used its content is compared with the bundled
 //! bytes; a file that differs (an interrupted write, an edit) is written
 //! again, atomically (a temporary file renamed over it). The directory must
 //! belong to the user running the binary and is made private (mode 0700), so
 //! nobody else can swap a library between that check and its loading: a
 //! directory another user created (in a shared temporary directory, say) is
-//! an error, not a library to load. The three mock
-//! libraries sit in one directory because `libopapi.so` finds the other two
-//! through its `$ORIGIN` run path.
+//! an error, not a library to load. The mock
+//! libraries sit in one directory because the operator and HCCL libraries
+//! find `libascendcl.so` through their `$ORIGIN` run path, and ascendcl-sys
+//! finds them beside the runtime library.
 //!
 //! Nothing here is used unless asked for: `--mock`, `trace replay` (which
 //! always runs on the mock) and `trace record --mock`.
@@ -31,37 +32,28 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-/// One bundled file: its name on disk and its bytes.
-struct File {
-    name: &'static str,
-    bytes: &'static [u8],
+use ascendcl_mock::MockLibrary;
+
+/// The recording shim's file name.
+const RECORDER: &str = "libascendcl_record.so";
+
+/// Names the cache directory: the crate version and a hash of every
+/// bundled library, so two builds never share one.
+fn bundle() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        // FNV-1a over every library: cheap, and only has to tell builds apart.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for library in ascendcl_mock::LIBRARIES {
+            for &byte in library.name.as_bytes().iter().chain(library.bytes()) {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        format!("bundle-{}-{hash:016x}", env!("CARGO_PKG_VERSION"))
+    })
 }
-
-const MOCK: File = File {
-    name: "libascendcl.so",
-    bytes: include_bytes!(env!("ASCENDCL_CLI_BUNDLED_LIBRARY")),
-};
-const NNOPBASE: File = File {
-    name: "libnnopbase.so",
-    bytes: include_bytes!(env!("ASCENDCL_CLI_BUNDLED_NNOPBASE")),
-};
-const OPAPI: File = File {
-    name: "libopapi.so",
-    bytes: include_bytes!(env!("ASCENDCL_CLI_BUNDLED_OPAPI")),
-};
-const RECORDER: File = File {
-    name: "libascendcl_record.so",
-    bytes: include_bytes!(env!("ASCENDCL_CLI_BUNDLED_RECORDER")),
-};
-
-/// Names the cache directory: the crate version and a hash of the files.
-const BUNDLE: &str = concat!(
-    "bundle-",
-    env!("CARGO_PKG_VERSION"),
-    "-",
-    env!("ASCENDCL_CLI_BUNDLE_ID")
-);
 
 /// The bundled files could not be written where they are needed.
 #[derive(Debug)]
@@ -97,30 +89,30 @@ impl std::error::Error for BundleError {
 pub fn cache_dir(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
     let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(cache) = set("XDG_CACHE_HOME") {
-        cache.join("ascendcl").join(BUNDLE)
+        cache.join("ascendcl").join(bundle())
     } else if let Some(home) = set("HOME") {
-        home.join(".cache").join("ascendcl").join(BUNDLE)
+        home.join(".cache").join("ascendcl").join(bundle())
     } else {
-        std::env::temp_dir().join(format!("ascendcl-{BUNDLE}"))
+        std::env::temp_dir().join(format!("ascendcl-{}", bundle()))
     }
 }
 
 /// Writes `file` into `dir` (private, see [`make_private`]) unless it is
 /// already there with the same bytes.
-fn install(dir: &Path, file: &File) -> Result<PathBuf, BundleError> {
+fn install(dir: &Path, file: &MockLibrary) -> Result<PathBuf, BundleError> {
     let path = dir.join(file.name);
     let error = |path: &Path, source| BundleError {
         path: path.to_path_buf(),
         source,
     };
-    if std::fs::read(&path).is_ok_and(|on_disk| on_disk == file.bytes) {
+    if std::fs::read(&path).is_ok_and(|on_disk| on_disk == file.bytes()) {
         return Ok(path);
     }
     // Another process may install the same file at the same time: each
     // writes its own temporary file and renames it, and both contents are
     // the same.
     let temp = dir.join(format!(".{}.{}.tmp", file.name, std::process::id()));
-    std::fs::write(&temp, file.bytes).map_err(|e| error(&temp, e))?;
+    std::fs::write(&temp, file.bytes()).map_err(|e| error(&temp, e))?;
     std::fs::rename(&temp, &path).map_err(|e| {
         let _ = std::fs::remove_file(&temp);
         error(&path, e)
@@ -149,7 +141,9 @@ fn make_private(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn installed(file: &File, with_ops: bool) -> Result<PathBuf, BundleError> {
+/// Writes the libraries `wanted` selects into the cache directory (made
+/// private first) and returns the path of `name`.
+fn installed(name: &str, wanted: impl Fn(&MockLibrary) -> bool) -> Result<PathBuf, BundleError> {
     let dir = cache_dir(&|name| std::env::var_os(name));
     std::fs::create_dir_all(&dir)
         .and_then(|()| make_private(&dir))
@@ -157,21 +151,20 @@ fn installed(file: &File, with_ops: bool) -> Result<PathBuf, BundleError> {
             path: dir.clone(),
             source,
         })?;
-    if with_ops {
-        for ops in [&NNOPBASE, &OPAPI] {
-            install(&dir, ops)?;
-        }
+    for library in ascendcl_mock::LIBRARIES.iter().filter(|l| wanted(l)) {
+        install(&dir, library)?;
     }
-    install(&dir, file)
+    Ok(dir.join(name))
 }
 
-/// The bundled mock `libascendcl.so`, with its operator libraries beside it
-/// (so `ascendcl-sys` finds them in the runtime library's directory).
+/// The bundled mock `libascendcl.so`, with every other mock library beside
+/// it (operators, HCCL, profiler), where `ascendcl-sys` looks for them: the
+/// runtime library's directory.
 ///
 /// # Errors
 /// [`BundleError`] when the cache directory cannot be written.
 pub fn mock_library() -> Result<PathBuf, BundleError> {
-    installed(&MOCK, true)
+    installed("libascendcl.so", |l| l.name != RECORDER)
 }
 
 /// The bundled recording shim `libascendcl_record.so`.
@@ -179,5 +172,5 @@ pub fn mock_library() -> Result<PathBuf, BundleError> {
 /// # Errors
 /// [`BundleError`] when the cache directory cannot be written.
 pub fn recorder() -> Result<PathBuf, BundleError> {
-    installed(&RECORDER, false)
+    installed(RECORDER, |l| l.name == RECORDER)
 }

@@ -40,6 +40,19 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/mock_embedded.rs"));
 }
 
+impl MockLibrary {
+    /// The library's contents, embedded in this crate at build time (so a
+    /// program built on this crate can write it out after `cargo install`
+    /// deleted the build directory).
+    pub fn bytes(&self) -> &'static [u8] {
+        embedded::LIBRARY_BYTES
+            .iter()
+            .find(|(name, _)| *name == self.name)
+            .map(|(_, bytes)| *bytes)
+            .expect("LIBRARY_BYTES and LIBRARIES are generated from one list")
+    }
+}
+
 /// The directory the build put the libraries in (all of [`LIBRARIES`] are
 /// there). Its name changes between builds: for a stable one use [`install`].
 pub fn library_dir() -> &'static Path {
