@@ -8,8 +8,9 @@
 //! barrier before each timed chunk); rank 0's times are reported.
 //!
 //! * **Launch cost**: chunks of 256 launches of a 1-element f32 sum, timed
-//!   from an empty queue; the queue is drained (untimed) between chunks;
-//!   the median of the per-launch times of 25 chunks.
+//!   from an empty queue, safe and raw chunks alternating; the queue is
+//!   drained (untimed) between chunks; the median of the per-launch times of
+//!   25 chunks of each.
 //! * **Bus bandwidth**: for each size, a warm-up, then `iters` all-reduces
 //!   timed from launch to synchronize; algorithm bandwidth is bytes per
 //!   second of one all-reduce, bus bandwidth is that times `2 (n - 1) / n`
@@ -52,30 +53,35 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// One rank's launch-cost measurement: per-launch seconds of each chunk,
-/// safe then raw.
+/// safe then raw. Safe and raw chunks alternate, so drifts of a noisy
+/// machine hit both alike.
 fn launch_cost(comm: &Communicator, barrier: &Barrier) -> ascendcl::Result<(Vec<f64>, Vec<f64>)> {
     let ctx = comm.device().default_context();
     let stream = Stream::new(&ctx)?;
     let x = DeviceBuffer::from_host(&ctx, &[1.0f32])?;
     let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 1)?;
+    let hccl = ascendcl::sys::hccl_for(Some(comm.device().runtime().library()))?;
+    let (xp, _) = DeviceBuffer::from_host(&ctx, &[1.0f32])?.into_raw_parts()?;
+    let (yp, _) = DeviceBuffer::<f32>::zeroed(&ctx, 1)?.into_raw_parts()?;
     let mut safe = Vec::with_capacity(CHUNKS);
+    let mut raw = Vec::with_capacity(CHUNKS);
+    let mut status = ascendcl::sys::HcclResult::HCCL_SUCCESS;
+    let mut outcome = Ok(());
     for _ in 0..CHUNKS {
         barrier.wait();
         let start = Instant::now();
         for _ in 0..CHUNK {
-            comm.all_reduce(&x, &mut y, ReduceOp::Sum, &stream)?
-                .detach();
+            match comm.all_reduce(&x, &mut y, ReduceOp::Sum, &stream) {
+                Ok(pending) => drop(pending.detach()),
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            }
         }
         safe.push(start.elapsed().as_secs_f64() / CHUNK as f64);
         stream.synchronize()?;
-    }
 
-    let hccl = ascendcl::sys::hccl_for(Some(comm.device().runtime().library()))?;
-    let (xp, _) = x.into_raw_parts()?;
-    let (yp, _) = y.into_raw_parts()?;
-    let mut raw = Vec::with_capacity(CHUNKS);
-    let mut status = ascendcl::sys::HcclResult::HCCL_SUCCESS;
-    for _ in 0..CHUNKS {
         barrier.wait();
         let start = Instant::now();
         for _ in 0..CHUNK {
@@ -103,6 +109,7 @@ fn launch_cost(comm: &Communicator, barrier: &Barrier) -> ascendcl::Result<(Vec<
         drop(DeviceBuffer::<f32>::from_raw_parts(&ctx, xp, 1)?);
         drop(DeviceBuffer::<f32>::from_raw_parts(&ctx, yp, 1)?);
     }
+    outcome?;
     if status != ascendcl::sys::HcclResult::HCCL_SUCCESS {
         return Err(invalid(format!("raw HcclAllReduce returned {status:?}")));
     }
