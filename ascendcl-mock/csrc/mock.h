@@ -67,50 +67,7 @@ enum mock_fn {
 extern const char *const mock_fn_names[FN_COUNT];
 int mock_fn_lookup(const char *name); /* -1 if unknown */
 
-/* ------------------------------------------------------------ small utils */
-
-/* Open-addressing hash map from a non-zero 64-bit key to a 64-bit value. */
-typedef struct ptrmap {
-    uint64_t *keys;
-    uint64_t *vals;
-    size_t cap, len, tombs;
-} ptrmap;
-bool pm_get(const ptrmap *m, uint64_t key, uint64_t *val);
-void pm_put(ptrmap *m, uint64_t key, uint64_t val);
-void pm_del(ptrmap *m, uint64_t key);
-void pm_clear(ptrmap *m);
-
-/* Growable text buffer. */
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-} strbuf;
-void sb_append(strbuf *b, const char *s, size_t n);
-void sb_printf(strbuf *b, const char *fmt, ...) MOCK_PRINTF(2, 3);
-void sb_free(strbuf *b);
-
-uint64_t now_ns(void);            /* CLOCK_MONOTONIC */
-void sleep_us(uint64_t us);
-bool parse_bytes(const char *s, uint64_t *out); /* "123", "4KiB", "64MiB", "2GiB" */
-uint64_t fp_mix(uint64_t h, uint64_t v);      /* fingerprint hashing */
-
-/* ------------------------------------------------------- extent allocator */
-
-/* Address-ordered free list with best-fit placement and coalescing. */
-typedef struct extent {
-    uint64_t off, len;
-} extent;
-typedef struct extent_alloc {
-    extent *v;
-    size_t n, cap;
-    uint64_t total, free;
-} extent_alloc;
-void ea_init(extent_alloc *a, uint64_t total);
-void ea_destroy(extent_alloc *a);
-bool ea_alloc(extent_alloc *a, uint64_t size, uint64_t align, uint64_t *off);
-/* Frees [off, off+len); lo and hi receive the coalesced free extent around it. */
-void ea_free(extent_alloc *a, uint64_t off, uint64_t len, uint64_t *lo, uint64_t *hi);
-uint64_t ea_largest(const extent_alloc *a);
+#include "util.h"
 
 /* ------------------------------------------------------------- objects */
 
@@ -520,43 +477,7 @@ void task_free(mock_task *t);
 void event_task_done(mock_task *t, bool executed);
 bool event_wait_ready(const mock_task *t);
 
-/* ------------------------------------------------------ memory, arena */
-enum mem_where { MEM_HOST = 0, MEM_PINNED, MEM_DEVICE };
-typedef struct mem_range {
-    int where;
-    int device;
-    uint64_t fp; /* identity of the allocations/mappings behind the range */
-} mem_range;
-/* Classifies [p, p+n) and validates device and pinned ranges. With quiet,
- * sets no message and counts no misuse (worker re-validation). */
-aclError mem_classify(const void *p, size_t n, bool write, bool quiet, mem_range *out);
-int mem_where(const void *p);
-/* Which device window holds address a (vmm: the VMM window), if any. */
-bool mem_window(uintptr_t a, int *dev, bool *vmm);
-/* Copies between any two validated ranges (device backing or host). */
-void mem_copy(void *dst, const void *src, size_t n);
-void mem_fill(void *dst, int value, size_t n);
-/* A strided copy of height rows of width bytes (copy2d.c). */
-void copy2d_rows(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
-void arena_release_backing(int device, uint64_t off, uint64_t len, uint64_t lo, uint64_t hi);
-uint64_t arena_backed_bytes(void);
-/* Symbolic name of an address for the journal. */
-void sym_addr(const void *p, char *buf, size_t cap);
-mock_alloc *alloc_find(mock_device *d, uint64_t off, bool containing);
-mock_host *host_find(uintptr_t addr, bool containing);
-mock_resv *resv_find(mock_device *d, uint64_t off);
-mock_map *map_find(mock_resv *r, uint64_t off);
-/* Returns the misuse kind the release reported (order.c), or -1. */
-int phys_release_if_unused(mock_phys *p);
-/* A physical handle argument; NULL (with error and misuse) when invalid. */
-mock_phys *phys_arg(const void *handle, bool allow_freed);
-/* The reservation holding `va` (its device in *dev), or NULL. */
-mock_resv *resv_of(const void *va, int *dev);
-void memory_reset_locked(void);
-void hostderef_install(void);
-/* Inserts a pinned or registered host block, kept sorted (memory.c). */
-void host_insert(const mock_host *h);
-void settings_reset_locked(void);
+#include "memory.h"
 
 /* ---------------------------------------------------------------- hccl */
 void hccl_reset_locked(void); /* ext_hccl.c: timeouts from the environment */
