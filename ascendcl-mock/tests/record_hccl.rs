@@ -78,15 +78,25 @@ impl Drop for Rec {
     }
 }
 
-/// One rank: its device, a stream, `COUNT` f32 of value rank + 1, an
-/// in-place all-reduce (sum) of `count` elements; every return code in call
-/// order, and the first reduced element (0 when a call failed).
+/// What each rank does on its stream.
+#[derive(Clone, Copy)]
+enum Work {
+    /// An in-place all-reduce (sum) of this many elements.
+    AllReduce(u64),
+    /// Inside HcclGroupStart/End: send the rank's `COUNT` elements to the
+    /// other rank and receive the other's behind them.
+    Exchange,
+}
+
+/// One rank: its device, a stream, `COUNT` f32 of value rank + 1 followed by
+/// room for as many, the `work`; every return code in call order, and the
+/// first element of the result (0 when a call failed).
 fn rank(
     lib: &Library,
     hccl: &Hccl,
     r: u32,
     comm: HcclComm,
-    count: u64,
+    work: Work,
     both: &Barrier,
 ) -> (Vec<i32>, f32) {
     let mut codes = Vec::new();
@@ -94,14 +104,16 @@ fn rank(
     let bytes = std::mem::size_of_val(data.as_slice());
     let mut stream: aclrtStream = std::ptr::null_mut();
     let mut dev: *mut c_void = std::ptr::null_mut();
+    let fp32 = HcclDataType::HCCL_DATA_TYPE_FP32;
     // SAFETY: every pointer passed is valid for its call (`data` holds
-    // `bytes` bytes, `dev` as many once allocated), the stream and the comm are
-    // live ones, and the stream is synchronized before `dev` is freed.
+    // `bytes` bytes, `dev` twice as many once allocated), the stream and the
+    // comm are live ones, and the stream is synchronized before `dev` is
+    // freed.
     unsafe {
         codes.push(lib.aclrtSetDevice(r as i32).unwrap());
         codes.push(lib.aclrtCreateStream(&mut stream).unwrap());
         codes.push(
-            lib.aclrtMalloc(&mut dev, bytes, aclrtMemMallocPolicy(0))
+            lib.aclrtMalloc(&mut dev, 2 * bytes, aclrtMemMallocPolicy(0))
                 .unwrap(),
         );
         let h2d = aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE;
@@ -109,20 +121,41 @@ fn rank(
             lib.aclrtMemcpy(dev, bytes, data.as_ptr().cast(), bytes, h2d)
                 .unwrap(),
         );
-        let fp32 = HcclDataType::HCCL_DATA_TYPE_FP32;
-        let sum = HcclReduceOp::HCCL_REDUCE_SUM;
-        codes.push(
-            hccl.HcclAllReduce(dev, dev, count, fp32, sum, comm, stream)
-                .unwrap()
-                .0 as i32,
-        );
-        // both collectives start before either rank waits for them, in the
+        let second = dev.cast::<u8>().add(bytes).cast::<c_void>();
+        let result = match work {
+            Work::AllReduce(count) => {
+                let sum = HcclReduceOp::HCCL_REDUCE_SUM;
+                codes.push(
+                    hccl.HcclAllReduce(dev, dev, count, fp32, sum, comm, stream)
+                        .unwrap()
+                        .0 as i32,
+                );
+                dev
+            }
+            Work::Exchange => {
+                let peer = 1 - r;
+                codes.push(hccl.HcclGroupStart().unwrap().0 as i32);
+                codes.push(
+                    hccl.HcclSend(dev, COUNT, fp32, peer, comm, stream)
+                        .unwrap()
+                        .0 as i32,
+                );
+                codes.push(
+                    hccl.HcclRecv(second, COUNT, fp32, peer, comm, stream)
+                        .unwrap()
+                        .0 as i32,
+                );
+                codes.push(hccl.HcclGroupEnd().unwrap().0 as i32);
+                second
+            }
+        };
+        // both ranks' work starts before either waits for it, in the
         // recording and in the replay
         both.wait();
         codes.push(lib.aclrtSynchronizeStream(stream).unwrap());
         let d2h = aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST;
         codes.push(
-            lib.aclrtMemcpy(data.as_mut_ptr().cast(), bytes, dev, bytes, d2h)
+            lib.aclrtMemcpy(data.as_mut_ptr().cast(), bytes, result, bytes, d2h)
                 .unwrap(),
         );
         codes.push(lib.aclrtFree(dev).unwrap());
@@ -134,9 +167,9 @@ fn rank(
 }
 
 /// The program: communicators for devices 0 and 1 (HcclCommInitAll), one
-/// thread per rank, then both destroyed. Every return code and each rank's
-/// first reduced element.
-fn program(lib: &Library, hccl: &Hccl, count: u64) -> (Vec<i32>, Vec<f32>) {
+/// thread per rank doing `work`, then both destroyed. Every return code and
+/// each rank's first result element.
+fn program(lib: &Library, hccl: &Hccl, work: Work) -> (Vec<i32>, Vec<f32>) {
     let mut devices = [0i32, 1];
     let mut comms: [HcclComm; 2] = [std::ptr::null_mut(); 2];
     // SAFETY: `devices` and `comms` hold two elements each.
@@ -149,8 +182,9 @@ fn program(lib: &Library, hccl: &Hccl, count: u64) -> (Vec<i32>, Vec<f32>) {
     let results: Vec<(Vec<i32>, f32)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..2u32)
             .map(|r| {
+                // a raw pointer is not Send: the handle crosses as a number
                 let (comm, both) = (comms[r as usize] as usize, &both);
-                s.spawn(move || rank(lib, hccl, r, comm as HcclComm, count, both))
+                s.spawn(move || rank(lib, hccl, r, comm as HcclComm, work, both))
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -167,6 +201,15 @@ fn program(lib: &Library, hccl: &Hccl, count: u64) -> (Vec<i32>, Vec<f32>) {
     (codes, values)
 }
 
+/// A fresh mock replaying `path` strictly.
+fn replay_strictly(path: &Path) -> &'static Mock {
+    let mock = Mock::get();
+    mock.reset();
+    mock.set_hccl_timeouts(Duration::from_secs(5), Duration::from_secs(2));
+    mock.replay(path, ReplayMode::Strict).unwrap();
+    mock
+}
+
 /// The trace's records of HCCL functions.
 fn hccl_records(t: &Trace) -> Vec<&ascendcl_mock::trace::Record> {
     t.records
@@ -178,7 +221,7 @@ fn hccl_records(t: &Trace) -> Vec<&ascendcl_mock::trace::Record> {
 #[test]
 fn hccl_calls_of_two_ranks_record_with_the_mocks_keys_in_the_runtime_trace() {
     let r = Rec::start("keys");
-    let (codes, values) = program(r.lib, r.hccl, COUNT);
+    let (codes, values) = program(r.lib, r.hccl, Work::AllReduce(COUNT));
     assert!(codes.iter().all(|&c| c == OK), "{codes:?}");
     assert_eq!(values, [3.0, 3.0], "1 + 2 on both ranks");
     Recorder::get().stop();
@@ -228,14 +271,11 @@ fn hccl_calls_of_two_ranks_record_with_the_mocks_keys_in_the_runtime_trace() {
 #[test]
 fn a_recorded_two_rank_all_reduce_replays_strictly_on_the_mock() {
     let r = Rec::start("replay");
-    let (codes, _) = program(r.lib, r.hccl, COUNT);
+    let (codes, _) = program(r.lib, r.hccl, Work::AllReduce(COUNT));
     assert!(codes.iter().all(|&c| c == OK), "{codes:?}");
     Recorder::get().stop();
-    let mock = Mock::get();
-    mock.reset();
-    mock.set_hccl_timeouts(Duration::from_secs(5), Duration::from_secs(2));
-    mock.replay(&r.path, ReplayMode::Strict).unwrap();
-    let (codes, values) = program(r.lib, r.hccl, COUNT);
+    let mock = replay_strictly(&r.path);
+    let (codes, values) = program(r.lib, r.hccl, Work::AllReduce(COUNT));
     let status = mock.replay_status();
     assert!(status.is_complete(), "{}", status.text);
     assert!(codes.iter().all(|&c| c == OK), "{codes:?}");
@@ -245,7 +285,7 @@ fn a_recorded_two_rank_all_reduce_replays_strictly_on_the_mock() {
 #[test]
 fn a_changed_all_reduce_count_in_the_recording_fails_the_strict_replay_there() {
     let r = Rec::start("corrupt");
-    let (codes, _) = program(r.lib, r.hccl, COUNT);
+    let (codes, _) = program(r.lib, r.hccl, Work::AllReduce(COUNT));
     assert!(codes.iter().all(|&c| c == OK), "{codes:?}");
     Recorder::get().stop();
     let text = std::fs::read_to_string(&r.path).unwrap();
@@ -263,11 +303,8 @@ fn a_changed_all_reduce_count_in_the_recording_fails_the_strict_replay_there() {
         .join("\n");
     assert_ne!(corrupted.trim(), text.trim(), "the count was in the trace");
     std::fs::write(&r.path, corrupted + "\n").unwrap();
-    let mock = Mock::get();
-    mock.reset();
-    mock.set_hccl_timeouts(Duration::from_secs(5), Duration::from_secs(2));
-    mock.replay(&r.path, ReplayMode::Strict).unwrap();
-    let (codes, _) = program(r.lib, r.hccl, COUNT);
+    let mock = replay_strictly(&r.path);
+    let (codes, _) = program(r.lib, r.hccl, Work::AllReduce(COUNT));
     let status = mock.replay_status();
     assert!(!status.is_complete(), "{}", status.text);
     assert!(
@@ -280,4 +317,47 @@ fn a_changed_all_reduce_count_in_the_recording_fails_the_strict_replay_there() {
         .expect("a divergence is reported");
     assert_eq!(d.actual.function, "HcclAllReduce", "{}", status.text);
     assert!(d.reason.contains("count"), "{}", status.text);
+}
+
+#[test]
+fn a_grouped_send_recv_records_how_many_calls_were_kept_and_replays_strictly() {
+    let r = Rec::start("group");
+    let (codes, values) = program(r.lib, r.hccl, Work::Exchange);
+    assert!(codes.iter().all(|&c| c == OK), "{codes:?}");
+    assert_eq!(values, [2.0, 1.0], "each rank got the other's elements");
+    Recorder::get().stop();
+    let t = Trace::read(&r.path).unwrap();
+    let h = hccl_records(&t);
+    let count = |f: &str| h.iter().filter(|r| r.function == f).count();
+    assert_eq!(
+        (
+            count("HcclGroupStart"),
+            count("HcclSend"),
+            count("HcclRecv")
+        ),
+        (2, 2, 2)
+    );
+    for end in h.iter().filter(|r| r.function == "HcclGroupEnd") {
+        assert_eq!(
+            end.args.get("kept").and_then(|v| v.as_u64()),
+            Some(2),
+            "{:?}",
+            end.args
+        );
+    }
+    let send = h.iter().find(|r| r.function == "HcclSend").unwrap();
+    assert_eq!(send.args.get("count").and_then(|v| v.as_u64()), Some(COUNT));
+    assert!(send.args.get("destRank").is_some() && send.args.get("sendBuf").is_some());
+    let recv = h.iter().find(|r| r.function == "HcclRecv").unwrap();
+    let recv_buf = recv.args.get("recvBuf").and_then(|v| v.as_str()).unwrap();
+    assert!(
+        recv_buf.ends_with(&format!("+0x{:x}", COUNT * 4)),
+        "{recv_buf}"
+    );
+    let mock = replay_strictly(&r.path);
+    let (codes, values) = program(r.lib, r.hccl, Work::Exchange);
+    let status = mock.replay_status();
+    assert!(status.is_complete(), "{}", status.text);
+    assert!(codes.iter().all(|&c| c == OK), "{codes:?}");
+    assert_eq!(values, [2.0, 1.0]);
 }

@@ -118,6 +118,13 @@ void ro_new_comm(rec_call *c, const char *key, const void *comm);
 void rec_comm_add(rec_call *c, const void *comm);
 /* The argument "comm": comm<N>, "unknown" or "null", as the mock. */
 void ra_comm(rec_call *c, const void *comm);
+
+/* ---------------------------------------------------- rec_api_hccl_group.c */
+
+/* A Send or Recv of `count` elements returned rc: inside a group, a
+ * successful one with elements is kept until the outermost HcclGroupEnd,
+ * which records how many were kept ("kept", as the mock's journal). */
+void rec_group_p2p(uint64_t count, int rc);
 /* Symbolic arguments (no-ops when c->on is false). */
 void ra_i64(rec_call *c, const char *key, int64_t v);
 void ra_u64(rec_call *c, const char *key, uint64_t v);

@@ -110,6 +110,7 @@ REC_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataT
     p2p_args(&c, "sendBuf", sendBuf, count, dataType, "destRank", destRank, comm, stream);
     aclError rc;
     REC_INVOKE(rc, sendBuf, count, dataType, destRank, comm, stream);
+    rec_group_p2p(count, rc);
     return (HcclResult)REC_END(rc);
 }
 
@@ -120,5 +121,6 @@ REC_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataT
     p2p_args(&c, "recvBuf", recvBuf, count, dataType, "srcRank", srcRank, comm, stream);
     aclError rc;
     REC_INVOKE(rc, recvBuf, count, dataType, srcRank, comm, stream);
+    rec_group_p2p(count, rc);
     return (HcclResult)REC_END(rc);
 }

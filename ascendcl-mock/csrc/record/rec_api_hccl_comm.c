@@ -45,6 +45,19 @@ REC_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRoot
     return (HcclResult)REC_END(rc);
 }
 
+REC_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
+{
+    REC_BEGIN(HcclCommInitClusterInfo);
+    ra_str(&c, "clusterInfo", clusterInfo); /* null is recorded as null */
+    ra_u64(&c, "rank", rank);
+    aclError rc;
+    REC_INVOKE(rc, clusterInfo, rank, comm);
+    if (rc == HCCL_SUCCESS && comm) {
+        ro_new_comm(&c, "comm", *comm);
+    }
+    return (HcclResult)REC_END(rc);
+}
+
 REC_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
 {
     REC_BEGIN(HcclCommInitAll);
