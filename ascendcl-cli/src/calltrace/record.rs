@@ -130,6 +130,13 @@ pub fn run(args: &RecordArgs) -> u8 {
             }
             eprintln!("trace record: forwarding to {} ({source})", path.display());
             command.env("ASCENDCL_RECORD_TARGET", path);
+            // ascendcl-sys looks for the operator libraries beside the runtime
+            // library, which is now the shim (in a directory of its own, whose
+            // libhccl.so is the shim's HCCL face): point it at the real one's.
+            let aclnn = ascendcl_sys::aclnn::ACLNN_DIR_ENV_VAR;
+            if let (None, Some(dir)) = (env(aclnn).filter(|v| !v.is_empty()), path.parent()) {
+                command.env(aclnn, dir);
+            }
         }
         None => {
             eprintln!(
