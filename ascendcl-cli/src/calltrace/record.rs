@@ -17,6 +17,13 @@
 //! the first `libascendcl.so`/`libacl_rt.so` under the CANN roots (found as
 //! ascendcl-sys finds them). Without any, the target is unset and the shim
 //! forwards to the next definition in the process (said on stderr).
+//!
+//! HCCL calls are recorded into the same trace: the shim exports the `Hccl*`
+//! functions (for `LD_PRELOAD`), and its directory holds its HCCL face as
+//! `libhccl.so` ([`crate::bundled::recorder`]), where ascendcl-sys looks for
+//! HCCL. The operator libraries, which ascendcl-sys also looks for beside the
+//! runtime library, are taken from the target's directory
+//! (`ASCENDCL_ACLNN_DIR`, unless set).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
