@@ -417,6 +417,10 @@ fn build_test_programs(
             .arg(format!("-Wl,-rpath,{}", out_dir.display()))
             .arg("-l:libascendcl.so")
             .arg("-lpthread");
+        if stem.starts_with("foreign_hccl") {
+            // a program linked against HCCL, as C++ trainers are
+            cmd.arg("-l:libhccl.so").arg("-l:libhcomm.so");
+        }
         run(cmd, &stem);
         let name = stem.trim_start_matches("foreign_").to_uppercase();
         println!(
