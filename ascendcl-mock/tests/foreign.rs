@@ -1,6 +1,7 @@
 //! Programs the project did not write for the mock (`tests/c/foreign_*.c`: a
 //! double-buffered pipeline with a report thread, a VMM loop, an
-//! out-of-memory-and-recover loop), recorded with the shim over the mock,
+//! out-of-memory-and-recover loop, a two-rank all-reduce linked against
+//! HCCL), recorded with the shim over the mock,
 //! then replayed strictly: every run makes every call of the trace and
 //! exits 0, ten runs in a row; a corrupted trace makes the program fail.
 
