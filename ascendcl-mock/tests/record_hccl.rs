@@ -23,14 +23,20 @@ const OK: i32 = ACL_SUCCESS;
 const COUNT: u64 = 256;
 
 /// A directory holding the shim as the runtime library and its HCCL face as
-/// `libhccl.so`, the layout a dlopen-based loader needs.
+/// `libhccl.so`, the layout a dlopen-based loader needs (beside the built
+/// libraries, made once and shared by every run).
 fn shim_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("aclrecord-hccl-{}", std::process::id()));
-    let hccl_face = Path::new(RECORDER_PATH).with_file_name("libhccl_record.so");
-    if !dir.join("libhccl.so").exists() {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::os::unix::fs::symlink(RECORDER_PATH, dir.join("libascendcl_record.so")).unwrap();
-        std::os::unix::fs::symlink(hccl_face, dir.join("libhccl.so")).unwrap();
+    let built = Path::new(RECORDER_PATH).parent().unwrap();
+    let dir = built.join("record-with-hccl");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, file) in [
+        ("libascendcl_record.so", "libascendcl_record.so"),
+        ("libhccl.so", "libhccl_record.so"),
+    ] {
+        match std::os::unix::fs::symlink(built.join(file), dir.join(name)) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("{name}: {e}"),
+            _ => {}
+        }
     }
     dir
 }
