@@ -86,6 +86,10 @@ const SHARED_LIBRARIES: &[(&str, &str)] = &[
         "libascendcl_record.so",
         "the recording shim: LD_PRELOAD it in front of a real CANN to write a trace",
     ),
+    (
+        "libhccl_record.so",
+        "the recording shim's HCCL face: name it libhccl.so beside libascendcl_record.so",
+    ),
 ];
 
 fn main() {
@@ -157,6 +161,28 @@ fn main() {
         .arg("-lpthread")
         .arg("-ldl");
     run(shim, "the recording shim");
+
+    // The HCCL face of the shim: no code of its own, it needs the shim (see
+    // csrc/record_hccl/hccl_record.c), so a loader opening it as libhccl.so
+    // resolves every Hccl symbol to the shim's wrapper.
+    let hccl_recorder = out_dir.join("libhccl_record.so");
+    let mut hccl_shim = compiler.to_command();
+    common_flags(&mut hccl_shim, &includes)
+        .arg("-shared")
+        .arg("-Wl,-z,defs")
+        .arg("-Wl,-soname,libhccl_record.so")
+        .arg("-Wl,-rpath,$ORIGIN")
+        .arg("-o")
+        .arg(&hccl_recorder)
+        .arg(
+            manifest_dir
+                .join("csrc")
+                .join("record_hccl")
+                .join("hccl_record.c"),
+        )
+        .arg("-Wl,--no-as-needed")
+        .arg(&recorder);
+    run(hccl_shim, "the recording shim's HCCL face");
 
     let ops_dir = manifest_dir.join("csrc").join("ops");
     let ops_sources = |prefix: &str| -> Vec<PathBuf> {
@@ -391,6 +417,10 @@ fn build_test_programs(
             .arg(format!("-Wl,-rpath,{}", out_dir.display()))
             .arg("-l:libascendcl.so")
             .arg("-lpthread");
+        if stem.starts_with("foreign_hccl") {
+            // a program linked against HCCL, as C++ trainers are
+            cmd.arg("-l:libhccl.so").arg("-l:libhcomm.so");
+        }
         run(cmd, &stem);
         let name = stem.trim_start_matches("foreign_").to_uppercase();
         println!(

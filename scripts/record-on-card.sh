@@ -37,14 +37,21 @@ done
 src="$root/ascendcl-mock/csrc/record"
 build_dir=${ASCENDCL_RECORD_BUILD_DIR:-$root/target/ascendcl-record}
 shim="$build_dir/libascendcl_record.so"
-if [ ! -f "$shim" ] || [ -n "$(find "$src" "$root/ascendcl-mock/csrc/acl_functions.h" \
+csrc="$root/ascendcl-mock/csrc"
+if [ ! -f "$shim" ] || [ ! -f "$build_dir/libhccl.so" ] || [ -n "$(find "$src" "$csrc/record_hccl" \
+        "$csrc/acl_functions.h" "$csrc/hccl_functions.h" "$csrc/json_quote.c" "$csrc/json_quote.h" \
         "$root/ascendcl-sys/include" -newer "$shim" -print -quit)" ]; then
     mkdir -p "$build_dir"
     "${CC:-cc}" -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -pthread -Wl,-z,defs \
         -Wl,-soname,libascendcl_record.so \
-        -I "$root/ascendcl-sys/include" -I "$root/ascendcl-mock/include" -I "$src" \
-        -o "$shim" "$src"/*.c -ldl -lpthread
-    echo "record-on-card: built $shim" >&2
+        -I "$root/ascendcl-sys/include" -I "$root/ascendcl-mock/include" -I "$csrc" -I "$src" \
+        -o "$shim" "$src"/*.c "$csrc/json_quote.c" -ldl -lpthread
+    # The shim's HCCL face, as libhccl.so beside it: ascendcl-sys (and
+    # torch_npu) open libhccl.so from the runtime library's directory.
+    "${CC:-cc}" -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -Wl,-z,defs \
+        -Wl,-soname,libhccl_record.so -Wl,-rpath,'$ORIGIN' \
+        -o "$build_dir/libhccl.so" "$csrc/record_hccl/hccl_record.c" -Wl,--no-as-needed "$shim"
+    echo "record-on-card: built $shim (and its HCCL face $build_dir/libhccl.so)" >&2
 fi
 
 # --- the real library -----------------------------------------------------------

@@ -20,7 +20,11 @@
 //! an error, not a library to load. The mock
 //! libraries sit in one directory because the operator and HCCL libraries
 //! find `libascendcl.so` through their `$ORIGIN` run path, and ascendcl-sys
-//! finds them beside the runtime library.
+//! finds them beside the runtime library. For the same reason the recording
+//! shim has a directory of its own, `record/` in there, with its HCCL face
+//! (`libhccl_record.so`) as `libhccl.so` beside it: a program loading HCCL
+//! beside the runtime library gets the shim's HCCL wrappers, not the mock's
+//! HCCL.
 //!
 //! Nothing here is used unless asked for: `--mock`, `trace replay` (which
 //! always runs on the mock) and `trace record --mock`.
@@ -38,6 +42,8 @@ use ascendcl_mock::MockLibrary;
 
 /// The recording shim's file name.
 const RECORDER: &str = "libascendcl_record.so";
+/// The shim's HCCL face, installed as `libhccl.so` beside the shim.
+const HCCL_FACE: &str = "libhccl_record.so";
 
 /// Names the cache directory: the crate version and a hash of every
 /// bundled library, so two builds never share one.
@@ -97,10 +103,10 @@ pub fn cache_dir(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
     }
 }
 
-/// Writes `file` into `dir` (private, see [`make_private`]) unless it is
-/// already there with the same bytes.
-fn install(dir: &Path, file: &MockLibrary) -> Result<PathBuf, BundleError> {
-    let path = dir.join(file.name);
+/// Writes `file` into `dir` (private, see [`make_private`]) as `name`
+/// unless it is already there with the same bytes.
+fn install(dir: &Path, file: &MockLibrary, name: &str) -> Result<PathBuf, BundleError> {
+    let path = dir.join(name);
     let error = |path: &Path, source| BundleError {
         path: path.to_path_buf(),
         source,
@@ -111,7 +117,7 @@ fn install(dir: &Path, file: &MockLibrary) -> Result<PathBuf, BundleError> {
     // Another process may install the same file at the same time: each
     // writes its own temporary file and renames it, and both contents are
     // the same.
-    let temp = dir.join(format!(".{}.{}.tmp", file.name, std::process::id()));
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     std::fs::write(&temp, file.bytes()).map_err(|e| error(&temp, e))?;
     std::fs::rename(&temp, &path).map_err(|e| {
         let _ = std::fs::remove_file(&temp);
@@ -141,18 +147,30 @@ fn make_private(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes the libraries `wanted` selects into the cache directory (made
-/// private first) and returns the path of `name`.
-fn installed(name: &str, wanted: impl Fn(&MockLibrary) -> bool) -> Result<PathBuf, BundleError> {
-    let dir = cache_dir(&|name| std::env::var_os(name));
+/// Writes the libraries `wanted` names (`Some(file name)`) into `sub` of
+/// the cache directory (made private first) and returns the path of `name`.
+fn installed(
+    sub: &str,
+    name: &str,
+    wanted: impl Fn(&MockLibrary) -> Option<&'static str>,
+) -> Result<PathBuf, BundleError> {
+    let base = cache_dir(&|name| std::env::var_os(name));
+    let dir = if sub.is_empty() {
+        base.clone()
+    } else {
+        base.join(sub)
+    };
     std::fs::create_dir_all(&dir)
+        .and_then(|()| make_private(&base))
         .and_then(|()| make_private(&dir))
         .map_err(|source| BundleError {
             path: dir.clone(),
             source,
         })?;
-    for library in ascendcl_mock::LIBRARIES.iter().filter(|l| wanted(l)) {
-        install(&dir, library)?;
+    for library in ascendcl_mock::LIBRARIES {
+        if let Some(file) = wanted(library) {
+            install(&dir, library, file)?;
+        }
     }
     Ok(dir.join(name))
 }
@@ -164,13 +182,20 @@ fn installed(name: &str, wanted: impl Fn(&MockLibrary) -> bool) -> Result<PathBu
 /// # Errors
 /// [`BundleError`] when the cache directory cannot be written.
 pub fn mock_library() -> Result<PathBuf, BundleError> {
-    installed("libascendcl.so", |l| l.name != RECORDER)
+    installed("", "libascendcl.so", |l| {
+        (l.name != RECORDER && l.name != HCCL_FACE).then_some(l.name)
+    })
 }
 
-/// The bundled recording shim `libascendcl_record.so`.
+/// The bundled recording shim `libascendcl_record.so`, in a directory of
+/// its own with its HCCL face as `libhccl.so` (see the module docs).
 ///
 /// # Errors
 /// [`BundleError`] when the cache directory cannot be written.
 pub fn recorder() -> Result<PathBuf, BundleError> {
-    installed(RECORDER, |l| l.name == RECORDER)
+    installed("record", RECORDER, |l| match l.name {
+        RECORDER => Some(RECORDER),
+        HCCL_FACE => Some("libhccl.so"),
+        _ => None,
+    })
 }

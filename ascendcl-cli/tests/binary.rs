@@ -34,6 +34,8 @@ fn ascendcl(home: &Path, args: &[&str]) -> Command {
         "ASCENDCL_MOCK_DEVICE_COUNT",
         "ASCENDCL_RECORD_TRACE",
         "ASCENDCL_RECORD_TARGET",
+        "ASCENDCL_RECORD_HCCL_TARGET",
+        "ASCENDCL_ACLNN_DIR",
     ] {
         cmd.env_remove(var);
     }
@@ -405,4 +407,40 @@ fn a_recorded_command_replays_strictly_and_another_command_fails_with_86() {
         &["trace", "record", "--mock", "--", "/nonexistent/cmd"],
     );
     assert_eq!(out.status.code(), Some(127));
+}
+
+#[test]
+fn trace_record_puts_the_shims_hccl_face_as_libhccl_so_beside_the_shim() {
+    let home = temp_dir("hccl-face");
+    let trace = home.join("t.jsonl");
+    let out = run(
+        &home,
+        &[
+            "trace",
+            "record",
+            "--mock",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "true",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let bundles: Vec<PathBuf> = std::fs::read_dir(home.join(".cache").join("ascendcl"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(bundles.len(), 1, "{bundles:?}");
+    let record = bundles[0].join("record");
+    assert!(record.join("libascendcl_record.so").is_file());
+    // ascendcl-sys opens libhccl.so beside the runtime library (the shim):
+    // it must be the shim's HCCL face, not the mock's HCCL
+    let face = std::fs::read(record.join("libhccl.so")).unwrap();
+    let mock_hccl = std::fs::read(bundles[0].join("libhccl.so")).unwrap();
+    assert_ne!(face, mock_hccl);
+    let needs_shim = face
+        .windows(b"libascendcl_record.so".len())
+        .any(|w| w == b"libascendcl_record.so");
+    assert!(needs_shim, "the face needs libascendcl_record.so");
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -4,7 +4,8 @@
  * the operator libraries' (ops_functions.h) they are journaled, counted and
  * fault-injected by the mock (libascendcl.so) through the aclmock_* entry
  * points, so their names extend the mock's function list (mock.h,
- * journal.c). The recording shim does not export them.
+ * journal.c). The recording shim records those of them it wraps
+ * (record/rec_api_hccl_*.c) under the same names and keys.
  */
 #ifndef ACLMOCK_HCCL_FUNCTIONS_H
 #define ACLMOCK_HCCL_FUNCTIONS_H

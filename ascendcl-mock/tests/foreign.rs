@@ -1,6 +1,7 @@
 //! Programs the project did not write for the mock (`tests/c/foreign_*.c`: a
 //! double-buffered pipeline with a report thread, a VMM loop, an
-//! out-of-memory-and-recover loop), recorded with the shim over the mock,
+//! out-of-memory-and-recover loop, a two-rank all-reduce linked against
+//! HCCL), recorded with the shim over the mock,
 //! then replayed strictly: every run makes every call of the trace and
 //! exits 0, ten runs in a row; a corrupted trace makes the program fail.
 
@@ -216,5 +217,60 @@ fn an_out_of_memory_and_recover_loop_replays_strictly_ten_times_and_fails_when_c
         "oom",
         ("\"size\":67108864", "\"size\":67108865"),
     );
+    std::fs::remove_file(trace).unwrap();
+}
+
+#[test]
+fn a_cpp_style_two_rank_all_reduce_linked_against_hccl_records_under_ld_preload_and_replays_strictly()
+ {
+    let program = env!("ASCENDCL_FOREIGN_HCCL_ALLREDUCE_PATH");
+    // a rank left waiting by a diverged peer gives up soon
+    let quick = [("HCCL_EXEC_TIMEOUT", "3")];
+    let trace = record(program, "hccl", &quick);
+    let t = Trace::read(&trace).unwrap();
+    let reduces: Vec<_> = t
+        .records
+        .iter()
+        .filter(|r| r.function == "HcclAllReduce")
+        .collect();
+    assert_eq!(reduces.len(), 2, "one per rank, through LD_PRELOAD");
+    for r in &reduces {
+        assert_eq!(r.args.get("count").and_then(|v| v.as_u64()), Some(256));
+        assert!(
+            r.args
+                .get("sendBuf")
+                .and_then(|v| v.as_str())
+                .is_some_and(|s| s.starts_with('m'))
+        );
+    }
+    let inits = t
+        .records
+        .iter()
+        .filter(|r| r.function == "HcclCommInitAll")
+        .count();
+    assert_eq!(inits, 1);
+    assert_replays_ten_times(program, &trace, "hccl", |_| quick.to_vec());
+    let (out, _) = replay_with(
+        program,
+        &{
+            let bad = temp("hccl-count.jsonl");
+            let text = std::fs::read_to_string(&trace).unwrap();
+            std::fs::write(&bad, text.replacen("\"count\":256", "\"count\":255", 1)).unwrap();
+            bad
+        },
+        "hccl-count",
+        &quick,
+    );
+    assert!(
+        !out.status.success(),
+        "a changed count fails: {}",
+        describe(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("HcclAllReduce"),
+        "{}",
+        describe(&out)
+    );
+    let _ = std::fs::remove_file(temp("hccl-count.jsonl"));
     std::fs::remove_file(trace).unwrap();
 }

@@ -17,6 +17,13 @@
 //! the first `libascendcl.so`/`libacl_rt.so` under the CANN roots (found as
 //! ascendcl-sys finds them). Without any, the target is unset and the shim
 //! forwards to the next definition in the process (said on stderr).
+//!
+//! HCCL calls are recorded into the same trace: the shim exports the `Hccl*`
+//! functions (for `LD_PRELOAD`), and its directory holds its HCCL face as
+//! `libhccl.so` ([`crate::bundled::recorder`]), where ascendcl-sys looks for
+//! HCCL. The operator libraries, which ascendcl-sys also looks for beside the
+//! runtime library, are taken from the target's directory
+//! (`ASCENDCL_ACLNN_DIR`, unless set).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -130,6 +137,13 @@ pub fn run(args: &RecordArgs) -> u8 {
             }
             eprintln!("trace record: forwarding to {} ({source})", path.display());
             command.env("ASCENDCL_RECORD_TARGET", path);
+            // ascendcl-sys looks for the operator libraries beside the runtime
+            // library, which is now the shim (in a directory of its own, whose
+            // libhccl.so is the shim's HCCL face): point it at the real one's.
+            let aclnn = ascendcl_sys::aclnn::ACLNN_DIR_ENV_VAR;
+            if let (None, Some(dir)) = (env(aclnn).filter(|v| !v.is_empty()), path.parent()) {
+                command.env(aclnn, dir);
+            }
         }
         None => {
             eprintln!(

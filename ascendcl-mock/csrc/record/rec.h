@@ -6,7 +6,12 @@
  * (format version 1, docs/trace-format.md) with the arguments and results in
  * symbolic form: handles as c<N>/s<N>/e<N>/p<N>, device and pinned host
  * addresses as m<N>/v<N>/h<N> plus an offset. The keys of each function are
- * the mock's (csrc/), so a card's trace replays on the mock.
+ * the mock's (csrc/), so a card's trace replays on the mock. It also wraps
+ * the HCCL functions a program commonly calls (rec_api_hccl_*.c), into the
+ * same trace with the same symbolic names; communicators are comm<N> as in
+ * the mock's journal. They forward to the real HCCL (rec_hccl_target.c);
+ * libhccl_record.so (../record_hccl/) lets loaders that open libhccl.so by
+ * path reach them.
  *
  * Environment (read at the first call):
  *   ASCENDCL_RECORD_TRACE   the trace file; "%p" is replaced by the process
@@ -35,6 +40,7 @@
 #include <stdint.h>
 
 #include "../acl_functions.h"
+#include "../hccl_functions.h"
 #include "aclrecord.h"
 #include "json_quote.h"
 
@@ -43,10 +49,14 @@
 enum rec_fn {
 #define REC_FN_ENUM(n) RFN_##n,
     MOCK_FUNCTIONS(REC_FN_ENUM)
+    MOCK_HCCL_FUNCTIONS(REC_FN_ENUM)
 #undef REC_FN_ENUM
     RFN_COUNT
 };
 extern const char *const rec_fn_names[RFN_COUNT];
+/* The first HCCL function: from here on, functions of libhccl.so/libhcomm.so
+ * (rec_hccl_target.c resolves them, rec_api_hccl_*.c wrap them). */
+#define RFN_HCCL_FIRST RFN_HcclGetRootInfo
 
 /* Kinds of symbolic ids, in the order of their letters "csepmhv". */
 enum rec_kind { K_CTX = 0, K_STREAM, K_EVENT, K_PHYS, K_DEV, K_HOST, K_VA, K_COUNT };
@@ -90,6 +100,31 @@ aclError rec_peek_error(void);
 /* -------------------------------------------------------------- rec_syms.c */
 
 void syms_reset_locked(void);
+
+/* ------------------------------------------------------ rec_hccl_target.c */
+
+/* The HCCL library's definition of `name` (under the resolver lock);
+ * runtime_target is ASCENDCL_RECORD_TARGET (or aclrecordStart's), maybe "". */
+void *rec_hccl_lookup_locked(const char *name, const char *runtime_target, void *self_base);
+
+/* ------------------------------------------------------- rec_hccl_comm.c */
+
+/* Communicator ids, the mock's journal names comm1, comm2... in order of
+ * creation (under the shim's lock). */
+void rec_comm_reset_locked(void);
+/* A new communicator: "comm<N>" into out. */
+void ro_new_comm(rec_call *c, const char *key, const void *comm);
+/* Assigns the next id to comm without recording it (HcclCommInitAll). */
+void rec_comm_add(rec_call *c, const void *comm);
+/* The argument "comm": comm<N>, "unknown" or "null", as the mock. */
+void ra_comm(rec_call *c, const void *comm);
+
+/* ---------------------------------------------------- rec_api_hccl_group.c */
+
+/* A Send or Recv of `count` elements returned rc: inside a group, a
+ * successful one with elements is kept until the outermost HcclGroupEnd,
+ * which records how many were kept ("kept", as the mock's journal). */
+void rec_group_p2p(uint64_t count, int rc);
 /* Symbolic arguments (no-ops when c->on is false). */
 void ra_i64(rec_call *c, const char *key, int64_t v);
 void ra_u64(rec_call *c, const char *key, uint64_t v);

@@ -18,6 +18,7 @@
 const char *const rec_fn_names[RFN_COUNT] = {
 #define REC_FN_NAME(n) #n,
     MOCK_FUNCTIONS(REC_FN_NAME)
+    MOCK_HCCL_FUNCTIONS(REC_FN_NAME)
 #undef REC_FN_NAME
 };
 
@@ -143,7 +144,8 @@ void *rec_target(int fn)
     pthread_once(&once, init);
     pthread_mutex_lock(&resolver);
     if (!slot_state[fn]) {
-        void *p = lookup_locked(rec_fn_names[fn]);
+        void *p = fn >= RFN_HCCL_FIRST ? rec_hccl_lookup_locked(rec_fn_names[fn], target_path, self_base)
+                                       : lookup_locked(rec_fn_names[fn]);
         if (p && object_base(p) == self_base) {
             if (!warned[fn]) {
                 fprintf(stderr, "ascendcl-record: %s resolves to the recorder itself; set ASCENDCL_RECORD_TARGET\n",
@@ -380,8 +382,10 @@ aclError rec_missing(rec_call *c)
     pthread_mutex_lock(&resolver);
     bool first = !warned[c->fn];
     warned[c->fn] = true;
-    snprintf(text, sizeof(text), "ascendcl-record: %s is not exported by %s; returning ACL_ERROR_API_NOT_SUPPORT",
-             rec_fn_names[c->fn], target_path[0] ? target_path : "the next AscendCL library");
+    bool hccl = c->fn >= RFN_HCCL_FIRST;
+    snprintf(text, sizeof(text), "ascendcl-record: %s is not exported by %s; returning %s", rec_fn_names[c->fn],
+             hccl ? "the HCCL library" : target_path[0] ? target_path : "the next AscendCL library",
+             hccl ? "HCCL_E_NOT_SUPPORT" : "ACL_ERROR_API_NOT_SUPPORT");
     pthread_mutex_unlock(&resolver);
     if (first) {
         fprintf(stderr, "%s\n", text);
@@ -390,7 +394,7 @@ aclError rec_missing(rec_call *c)
     if (c->on) {
         jb_quote(&c->msg, text);
     }
-    return ACL_ERROR_API_NOT_SUPPORT;
+    return hccl ? 5 /* HCCL_E_NOT_SUPPORT */ : ACL_ERROR_API_NOT_SUPPORT;
 }
 
 const char *rec_take_messages(const char *fresh)

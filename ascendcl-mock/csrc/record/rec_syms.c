@@ -120,6 +120,7 @@ void syms_reset_locked(void)
     blocks = NULL;
     nhandles = caphandles = nblocks = capblocks = 0;
     memset(next_id, 0, sizeof(next_id));
+    rec_comm_reset_locked();
 }
 
 /* Index of the last block with base <= a, or -1. */
