@@ -106,13 +106,6 @@ fn main() {
         env::var_os("DEP_ASCENDCL_INCLUDE").expect("ascendcl-sys publishes its include directory"),
     );
 
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(manifest_dir.join("csrc"))
-        .expect("csrc/ exists")
-        .map(|e| e.expect("readable csrc entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    sources.sort();
-
     let compiler = cc::Build::new()
         .opt_level(2)
         .debug(true)
@@ -125,224 +118,89 @@ fn main() {
         manifest_dir.join("include"),
         manifest_dir.join("csrc"),
     ];
+    let csrc = manifest_dir.join("csrc");
+    let build = Libraries {
+        compiler: &compiler,
+        includes: &includes,
+        out_dir: &out_dir,
+    };
 
-    let library = out_dir.join("libascendcl.so");
-    let mut mock = compiler.to_command();
-    common_flags(&mut mock, &includes)
-        .arg("-shared")
-        .arg("-Wl,-soname,libascendcl.so")
-        .arg("-o")
-        .arg(&library)
-        .args(&sources)
-        .arg("-lpthread")
-        .arg("-lm")
-        .arg("-ldl");
-    run(mock, "the mock");
+    let library = build.shared(
+        "libascendcl.so",
+        &c_sources(&csrc, ""),
+        &["-lpthread", "-lm", "-ldl"],
+    );
+    publish("ASCENDCL_MOCK_LIBRARY_PATH", "library", &library);
 
-    let mut shim_sources: Vec<PathBuf> =
-        std::fs::read_dir(manifest_dir.join("csrc").join("record"))
-            .expect("csrc/record/ exists")
-            .map(|e| e.expect("readable csrc/record entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "c"))
-            .collect();
-    shim_sources.sort();
     // Shared with the mock: the shim writes the same JSON text.
-    shim_sources.push(manifest_dir.join("csrc").join("json_quote.c"));
-    let recorder = out_dir.join("libascendcl_record.so");
-    let mut shim = compiler.to_command();
-    common_flags(&mut shim, &includes)
-        .arg("-shared")
-        // every exported function must be defined here (and nothing else missing)
-        .arg("-Wl,-z,defs")
-        .arg("-Wl,-soname,libascendcl_record.so")
-        .arg("-o")
-        .arg(&recorder)
-        .args(&shim_sources)
-        .arg("-lpthread")
-        .arg("-ldl");
-    run(shim, "the recording shim");
-
+    let mut shim_sources = c_sources(&csrc.join("record"), "");
+    shim_sources.push(csrc.join("json_quote.c"));
+    let recorder = build.shared(
+        "libascendcl_record.so",
+        &shim_sources,
+        &["-lpthread", "-ldl"],
+    );
+    publish("ASCENDCL_RECORDER_LIBRARY_PATH", "recorder", &recorder);
     // The HCCL face of the shim: no code of its own, it needs the shim (see
     // csrc/record_hccl/hccl_record.c), so a loader opening it as libhccl.so
     // resolves every Hccl symbol to the shim's wrapper.
-    let hccl_recorder = out_dir.join("libhccl_record.so");
-    let mut hccl_shim = compiler.to_command();
-    common_flags(&mut hccl_shim, &includes)
-        .arg("-shared")
-        .arg("-Wl,-z,defs")
-        .arg("-Wl,-soname,libhccl_record.so")
-        .arg("-Wl,-rpath,$ORIGIN")
-        .arg("-o")
-        .arg(&hccl_recorder)
-        .arg(
-            manifest_dir
-                .join("csrc")
-                .join("record_hccl")
-                .join("hccl_record.c"),
-        )
-        .arg("-Wl,--no-as-needed")
-        .arg(&recorder);
-    run(hccl_shim, "the recording shim's HCCL face");
+    build.shared(
+        "libhccl_record.so",
+        &[csrc.join("record_hccl").join("hccl_record.c")],
+        &["-Wl,--no-as-needed", "-l:libascendcl_record.so"],
+    );
 
-    let ops_dir = manifest_dir.join("csrc").join("ops");
-    let ops_sources = |prefix: &str| -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&ops_dir)
-            .expect("csrc/ops/ exists")
-            .map(|e| e.expect("readable csrc/ops entry").path())
-            .filter(|p| {
-                p.extension().is_some_and(|e| e == "c")
-                    && p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with(prefix))
-            })
-            .collect();
-        v.sort();
-        // element conversions are compiled into both libraries
-        v.push(ops_dir.join("dtype.c"));
+    // The aclnn libraries (csrc/ops/): nn_*.c -> libnnopbase.so, op_*.c ->
+    // libopapi.so; element conversions are compiled into both.
+    let ops_dir = csrc.join("ops");
+    let dtype = ops_dir.join("dtype.c");
+    let with_dtype = |mut v: Vec<PathBuf>| {
+        v.push(dtype.clone());
         v
     };
-    let nnopbase = out_dir.join("libnnopbase.so");
-    let mut nn = compiler.to_command();
-    common_flags(&mut nn, &includes)
-        .arg("-shared")
-        .arg("-Wl,-z,defs")
-        .arg("-Wl,-soname,libnnopbase.so")
-        .arg("-Wl,-rpath,$ORIGIN")
-        .arg("-o")
-        .arg(&nnopbase)
-        .args(ops_sources("nn_"))
-        .arg("-L")
-        .arg(&out_dir)
-        .arg("-l:libascendcl.so")
-        .arg("-lm");
-    run(nn, "the mock's libnnopbase.so");
-    let opapi = out_dir.join("libopapi.so");
-    let mut op = compiler.to_command();
-    common_flags(&mut op, &includes)
-        .arg("-shared")
-        .arg("-Wl,-z,defs")
-        .arg("-Wl,-soname,libopapi.so")
-        .arg("-Wl,-rpath,$ORIGIN")
-        .arg("-o")
-        .arg(&opapi)
-        .args(ops_sources("op_"))
-        .arg("-L")
-        .arg(&out_dir)
-        .arg("-l:libnnopbase.so")
-        .arg("-l:libascendcl.so")
-        .arg("-lm");
-    run(op, "the mock's libopapi.so");
+    let nnopbase = build.shared(
+        "libnnopbase.so",
+        &with_dtype(c_sources(&ops_dir, "nn_")),
+        &["-l:libascendcl.so", "-lm"],
+    );
+    publish("ASCENDCL_MOCK_NNOPBASE_PATH", "nnopbase", &nnopbase);
+    let opapi = build.shared(
+        "libopapi.so",
+        &with_dtype(c_sources(&ops_dir, "op_")),
+        &["-l:libnnopbase.so", "-l:libascendcl.so", "-lm"],
+    );
+    publish("ASCENDCL_MOCK_OPAPI_PATH", "opapi", &opapi);
 
-    // The HCCL libraries (csrc/hccl/): comm_*.c -> libhcomm.so, coll_*.c ->
-    // libhccl.so, which links libhcomm.so (a dlsym on libhccl's handle also
-    // finds the communicator symbols, as with CANN's split libraries).
-    let hccl_dir = manifest_dir.join("csrc").join("hccl");
-    let hccl_sources = |prefix: &str| -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&hccl_dir)
-            .expect("csrc/hccl/ exists")
-            .map(|e| e.expect("readable csrc/hccl entry").path())
-            .filter(|p| {
-                p.extension().is_some_and(|e| e == "c")
-                    && p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with(prefix))
-            })
-            .collect();
-        v.sort();
-        v
-    };
-    let hcomm = out_dir.join("libhcomm.so");
-    let mut hc = compiler.to_command();
-    common_flags(&mut hc, &includes)
-        .arg("-shared")
-        .arg("-Wl,-z,defs")
-        .arg("-Wl,-soname,libhcomm.so")
-        .arg("-Wl,-rpath,$ORIGIN")
-        .arg("-o")
-        .arg(&hcomm)
-        .args(hccl_sources("comm_"))
-        // f16/bf16 conversions for the reductions
-        .arg(ops_dir.join("dtype.c"))
-        .arg("-L")
-        .arg(&out_dir)
-        .arg("-l:libascendcl.so")
-        .arg("-lpthread")
-        .arg("-lm");
-    run(hc, "the mock's libhcomm.so");
-    let hccl = out_dir.join("libhccl.so");
-    let mut hl = compiler.to_command();
-    common_flags(&mut hl, &includes)
-        .arg("-shared")
-        .arg("-Wl,-z,defs")
-        .arg("-Wl,-soname,libhccl.so")
-        .arg("-Wl,-rpath,$ORIGIN")
-        .arg("-Wl,--no-as-needed")
-        .arg("-o")
-        .arg(&hccl)
-        .args(hccl_sources("coll_"))
-        .arg("-L")
-        .arg(&out_dir)
-        .arg("-l:libhcomm.so")
-        .arg("-l:libascendcl.so")
-        .arg("-lpthread");
-    run(hl, "the mock's libhccl.so");
-    println!(
-        "cargo::rustc-env=ASCENDCL_MOCK_HCCL_PATH={}",
-        hccl.display()
+    // The HCCL libraries (csrc/hccl/): comm_*.c -> libhcomm.so (with the
+    // f16/bf16 conversions of its reductions), coll_*.c -> libhccl.so, which
+    // links libhcomm.so (a dlsym on libhccl's handle also finds the
+    // communicator symbols, as with CANN's split libraries).
+    let hccl_dir = csrc.join("hccl");
+    let hcomm = build.shared(
+        "libhcomm.so",
+        &with_dtype(c_sources(&hccl_dir, "comm_")),
+        &["-l:libascendcl.so", "-lpthread", "-lm"],
     );
-    println!("cargo::metadata=hccl={}", hccl.display());
-    println!(
-        "cargo::rustc-env=ASCENDCL_MOCK_HCOMM_PATH={}",
-        hcomm.display()
+    publish("ASCENDCL_MOCK_HCOMM_PATH", "hcomm", &hcomm);
+    let hccl = build.shared(
+        "libhccl.so",
+        &c_sources(&hccl_dir, "coll_"),
+        &[
+            "-Wl,--no-as-needed",
+            "-l:libhcomm.so",
+            "-l:libascendcl.so",
+            "-lpthread",
+        ],
     );
-    println!("cargo::metadata=hcomm={}", hcomm.display());
-    let profiler = out_dir.join("libmsprofiler.so");
-    let mut prof_sources: Vec<PathBuf> = std::fs::read_dir(manifest_dir.join("csrc").join("prof"))
-        .expect("csrc/prof/ exists")
-        .map(|e| e.expect("readable csrc/prof entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    prof_sources.sort();
-    let mut prof = compiler.to_command();
-    common_flags(&mut prof, &includes)
-        .arg("-shared")
-        .arg("-Wl,-z,defs")
-        .arg("-Wl,-soname,libmsprofiler.so")
-        .arg("-Wl,-rpath,$ORIGIN")
-        .arg("-o")
-        .arg(&profiler)
-        .args(&prof_sources)
-        .arg("-L")
-        .arg(&out_dir)
-        .arg("-l:libascendcl.so");
-    run(prof, "the mock's libmsprofiler.so");
-    println!(
-        "cargo::rustc-env=ASCENDCL_MOCK_PROFILER_PATH={}",
-        profiler.display()
-    );
-    println!("cargo::metadata=profiler={}", profiler.display());
+    publish("ASCENDCL_MOCK_HCCL_PATH", "hccl", &hccl);
 
-    println!(
-        "cargo::rustc-env=ASCENDCL_MOCK_NNOPBASE_PATH={}",
-        nnopbase.display()
+    let profiler = build.shared(
+        "libmsprofiler.so",
+        &c_sources(&csrc.join("prof"), ""),
+        &["-l:libascendcl.so"],
     );
-    println!("cargo::metadata=nnopbase={}", nnopbase.display());
-    println!(
-        "cargo::rustc-env=ASCENDCL_MOCK_OPAPI_PATH={}",
-        opapi.display()
-    );
-    println!("cargo::metadata=opapi={}", opapi.display());
+    publish("ASCENDCL_MOCK_PROFILER_PATH", "profiler", &profiler);
 
-    println!(
-        "cargo::rustc-env=ASCENDCL_MOCK_LIBRARY_PATH={}",
-        library.display()
-    );
-    println!("cargo::metadata=library={}", library.display());
-    println!(
-        "cargo::rustc-env=ASCENDCL_RECORDER_LIBRARY_PATH={}",
-        recorder.display()
-    );
-    println!("cargo::metadata=recorder={}", recorder.display());
     // Test-only C programs, present in the repository, not in the package.
     let test_programs = manifest_dir.join("tests").join("c");
     if test_programs.is_dir() {
@@ -389,17 +247,7 @@ fn build_test_programs(
     // Programs written the way applications use AscendCL (not for the mock),
     // recorded and replayed by tests/foreign.rs: tests/c/foreign_<name>.c
     // becomes ASCENDCL_FOREIGN_<NAME>_PATH.
-    let mut foreign: Vec<PathBuf> = std::fs::read_dir(manifest_dir.join("tests").join("c"))
-        .expect("tests/c/ exists")
-        .map(|e| e.expect("readable tests/c entry").path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "c")
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("foreign_"))
-        })
-        .collect();
-    foreign.sort();
+    let foreign = c_sources(&manifest_dir.join("tests").join("c"), "foreign_");
     for source in foreign {
         let stem = source
             .file_stem()
@@ -513,6 +361,59 @@ fn collect_headers(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
             out.push((relative, path));
         }
     }
+}
+
+/// Where the shared libraries are built, and with what.
+struct Libraries<'a> {
+    compiler: &'a cc::Tool,
+    includes: &'a [PathBuf],
+    out_dir: &'a Path,
+}
+
+impl Libraries<'_> {
+    /// Builds `OUT_DIR/name` from `sources`, linked with `libs` (`-l:` names
+    /// resolve in `OUT_DIR`). Every symbol must be defined (`-z defs`), and
+    /// the library finds the mock's other libraries beside it (`$ORIGIN`).
+    fn shared(&self, name: &str, sources: &[PathBuf], libs: &[&str]) -> PathBuf {
+        let path = self.out_dir.join(name);
+        let mut cmd = self.compiler.to_command();
+        common_flags(&mut cmd, self.includes)
+            .arg("-shared")
+            .arg("-Wl,-z,defs")
+            .arg(format!("-Wl,-soname,{name}"))
+            .arg("-Wl,-rpath,$ORIGIN")
+            .arg("-o")
+            .arg(&path)
+            .args(sources)
+            .arg("-L")
+            .arg(self.out_dir)
+            .args(libs);
+        run(cmd, name);
+        path
+    }
+}
+
+/// The sorted `*.c` files of `dir` whose names start with `prefix`.
+fn c_sources(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("readable source directory entry").path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "c")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(prefix))
+        })
+        .collect();
+    sources.sort();
+    sources
+}
+
+/// Tells this crate's code (`rustc-env`) and dependents (`links` metadata)
+/// where a built library is.
+fn publish(env_name: &str, metadata: &str, path: &Path) {
+    println!("cargo::rustc-env={env_name}={}", path.display());
+    println!("cargo::metadata={metadata}={}", path.display());
 }
 
 /// The flags every C file here is compiled with.
