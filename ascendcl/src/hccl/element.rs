@@ -34,17 +34,52 @@ impl ReduceOp {
 /// A Rust element type a collective can move, with its `HcclDataType`.
 ///
 /// Implemented for the integer types, `f32`, `f64`, [`F16Bits`] and
-/// [`Bf16Bits`] and, with the `half` feature, `half::f16` and `half::bf16`. The type fixes both the dtype
-/// passed to HCCL and the element size the buffer checks use, so the two
-/// cannot disagree.
-pub trait HcclElement: DeviceCopy {
+/// [`Bf16Bits`] and, with the `half` feature, `half::f16` and `half::bf16`.
+/// The type fixes both the dtype passed to HCCL and the element size the
+/// buffer checks use. HCCL counts in elements of the dtype, so a type whose
+/// size differed from its dtype's would make HCCL read and write past the
+/// buffers: the trait is therefore sealed (no type outside this crate can
+/// implement it), and every implementation is checked at compile time to
+/// have exactly its dtype's size ([`dtype_size`]).
+///
+/// `tests/compile_fail/hccl_element_is_sealed.rs` shows a user type refused.
+pub trait HcclElement: DeviceCopy + sealed::Sealed {
     /// The dtype of `Self`.
     const DATA_TYPE: HcclDataType;
 }
 
+mod sealed {
+    /// Implemented only by this module's macro, for types whose size is their
+    /// dtype's.
+    pub trait Sealed {}
+}
+
+/// The size in bytes of one element of `dtype`, as HCCL counts it; `None`
+/// for a dtype this crate does not move.
+pub const fn dtype_size(dtype: HcclDataType) -> Option<usize> {
+    use HcclDataType as D;
+    Some(match dtype {
+        D::HCCL_DATA_TYPE_INT8 | D::HCCL_DATA_TYPE_UINT8 => 1,
+        D::HCCL_DATA_TYPE_INT16
+        | D::HCCL_DATA_TYPE_UINT16
+        | D::HCCL_DATA_TYPE_FP16
+        | D::HCCL_DATA_TYPE_BFP16 => 2,
+        D::HCCL_DATA_TYPE_INT32 | D::HCCL_DATA_TYPE_UINT32 | D::HCCL_DATA_TYPE_FP32 => 4,
+        D::HCCL_DATA_TYPE_INT64 | D::HCCL_DATA_TYPE_UINT64 | D::HCCL_DATA_TYPE_FP64 => 8,
+        _ => return None,
+    })
+}
+
 macro_rules! hccl_element {
     ($($t:ty => $d:ident),* $(,)?) => {
-        $(impl HcclElement for $t { const DATA_TYPE: HcclDataType = HcclDataType::$d; })*
+        $(
+            impl sealed::Sealed for $t {}
+            impl HcclElement for $t { const DATA_TYPE: HcclDataType = HcclDataType::$d; }
+            // The element size the buffer checks use is the one HCCL counts in.
+            const _: () = assert!(
+                matches!(dtype_size(HcclDataType::$d), Some(n) if n == std::mem::size_of::<$t>())
+            );
+        )*
     };
 }
 

@@ -68,7 +68,7 @@ use crate::device::Device;
 use crate::error::{Error, HcclError, Result};
 
 pub use communicator::{Communicator, DESTROY_ATTEMPTS, DESTROY_RETRY_SLEEP};
-pub use element::{Bf16Bits, F16Bits, HcclElement, ReduceOp};
+pub use element::{Bf16Bits, F16Bits, HcclElement, ReduceOp, dtype_size};
 pub use pending::CollectivePending;
 pub use root_info::RootInfo;
 pub use watchdog::Watchdog;
