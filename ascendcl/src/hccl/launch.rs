@@ -74,6 +74,7 @@ impl Communicator {
     /// every tracker in `touches` (ordered after conflicting uses, marker
     /// recorded, uses added), with the failure of the call tracked as
     /// possibly queued. The stream must be one of the communicator's device.
+    /// No lock is held across a host wait (see [`tracker::enqueue`]).
     pub(crate) fn launch<'a>(
         &'a self,
         op: &'static str,
@@ -94,21 +95,27 @@ impl Communicator {
             return Err(Error::NotSupported { source: missing });
         }
         let raw = stream.bound()?;
-        // One launch at a time per rank; the list of launches is updated
-        // under the same lock so that destroy sees every one.
-        let mut launches = self.lock_launches();
         let called = Cell::new(false);
         let (hccl, comm) = (self.hccl, self.raw);
+        // The communicator's lock is taken inside the tracker's critical
+        // section, after its host waits, and held only across the HCCL call
+        // (which queues and returns): never across a wait for the device, so
+        // a host callback or another thread queuing on this communicator is
+        // never stuck behind one. Lock order: trackers, then communicator.
         let marker = tracker::enqueue(
             stream,
             raw,
             &touches.list,
             FailedLaunch::MayHaveQueued,
             |_lib, raw| {
+                let _one_call_at_a_time = self.lock_launches();
                 called.set(true);
                 super::check(hccl, op, call(hccl, comm, raw))
             },
         );
+        // `destroy` needs `&mut self`, so no launch can be in flight while it
+        // reads the list: recording the marker after the call is enough.
+        let mut launches = self.lock_launches();
         match marker {
             Ok(marker) => {
                 launches.push(marker.clone());

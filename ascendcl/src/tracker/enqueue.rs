@@ -5,9 +5,10 @@ use std::sync::Arc;
 use ascendcl_sys::{Library, aclrtStream};
 
 use crate::call::check;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::event::Marker;
 use crate::stream::Stream;
+use crate::tracker::uses::QueuedUse;
 use crate::tracker::{Access, Unmarked, Use, UseTracker, wait};
 
 /// What a failed `queue` call may have left on the stream.
@@ -23,6 +24,17 @@ pub(crate) enum FailedLaunch {
 /// Queues an operation touching the memory of `touches` on `stream`
 /// (`raw`, its bound handle), following rule 1 of the module docs, and
 /// returns the marker recorded after it.
+///
+/// No lock is held across a host wait: a conflicting use that the stream
+/// cannot be ordered after with an event (one on another context or device,
+/// or unmarked work) is waited for with every tracker unlocked, and the
+/// critical section starts again. Under the locks only calls that return at
+/// once are made (event waits, the launch, the marker's record), so a host
+/// callback or another rank's thread that needs one of these trackers, or
+/// the caller's own locks taken inside `queue`, is never blocked behind a
+/// wait for the device. The loop ends: after a round of host waits the only
+/// new conflicts can be reads queued meanwhile, and those conflict only with
+/// a write, which needs the exclusive access the caller holds.
 ///
 /// Nothing is queued if taking a marker or ordering fails, nor if queuing
 /// fails with [`FailedLaunch::NothingQueued`]. If the marker cannot be
@@ -50,31 +62,38 @@ pub(crate) fn enqueue(
         }
     }
     entries.sort_by_key(|(t, _)| *t as *const UseTracker as usize);
-    let mut sets: Vec<_> = entries.iter().map(|(t, _)| t.lock()).collect();
+    let mut sets = loop {
+        let sets: Vec<_> = entries.iter().map(|(t, _)| t.lock()).collect();
+        let host_waits: Vec<Use> = sets
+            .iter()
+            .zip(&entries)
+            .flat_map(|(set, &(_, access))| set.to_order_after(access, stream.inner.id))
+            .filter(|u| !event_waitable(u, stream))
+            .collect();
+        if host_waits.is_empty() {
+            break sets;
+        }
+        drop(sets);
+        wait_unlocked(&entries, &host_waits)?;
+        ctx.bind()?;
+    };
 
     let lib = ctx.lib();
     let ordered = (|| -> Result<()> {
         for (set, &(_, access)) in sets.iter_mut().zip(&entries) {
-            let mut waited = Vec::new();
             for u in set.to_order_after(access, stream.inner.id) {
-                match &u {
-                    Use::Marked(m) if m.context().same_as(ctx) => {
-                        // SAFETY: a live stream of the current context and a
-                        // live pooled ACL_EVENT_SYNC event of the same context.
-                        check(lib, "aclrtStreamWaitEvent", unsafe {
-                            lib.aclrtStreamWaitEvent(raw, m.raw())
-                        })?;
-                    }
-                    // Another context (or device) cannot wait on the event:
-                    // the host waits instead; unmarked work needs a device wait.
-                    _ => {
-                        wait::finish(&u)?;
-                        ctx.bind()?;
-                        waited.push(u);
-                    }
-                }
+                let Use::Marked(m) = &u else {
+                    // The loop above host-waited for every other kind.
+                    return Err(Error::InvalidState(
+                        "an unmarked use was left to order after".into(),
+                    ));
+                };
+                // SAFETY: a live stream of the current context and a live
+                // pooled ACL_EVENT_SYNC event of the same context.
+                check(lib, "aclrtStreamWaitEvent", unsafe {
+                    lib.aclrtStreamWaitEvent(raw, m.raw())
+                })?;
             }
-            set.remove_finished(&waited);
         }
         Ok(())
     })();
@@ -88,7 +107,7 @@ pub(crate) fn enqueue(
         },
     };
     let result = if !maybe_queued {
-        Err(failure.unwrap_or_else(|| crate::error::Error::InvalidState("nothing queued".into())))
+        Err(failure.unwrap_or_else(|| Error::InvalidState("nothing queued".into())))
     } else {
         match marker.record(stream, raw) {
             Ok(()) => {
@@ -116,6 +135,38 @@ pub(crate) fn enqueue(
     };
     for (set, (tracker, _)) in sets.iter().zip(&entries) {
         tracker.publish(set);
+    }
+    result
+}
+
+/// Whether `stream` can be ordered after `u` by waiting on its marker: a
+/// marked use of the stream's own context. Anything else needs a host wait.
+fn event_waitable(u: &Use, stream: &Stream) -> bool {
+    matches!(u, Use::Marked(m) if m.context().same_as(stream.context()))
+}
+
+/// Host-waits for `uses` with no tracker locked, then forgets them in every
+/// tracker of `entries` that still holds them. On error what finished before
+/// it is forgotten and the rest kept.
+fn wait_unlocked(entries: &[(&UseTracker, Access)], uses: &[Use]) -> Result<()> {
+    let mut finished = Vec::with_capacity(uses.len());
+    let mut result = Ok(());
+    for u in uses {
+        if finished.iter().any(|f: &Use| f.same(u)) {
+            continue;
+        }
+        match wait::finish(u) {
+            Ok(()) => finished.push(u.clone()),
+            Err(error) => {
+                result = Err(error);
+                break;
+            }
+        }
+    }
+    for (tracker, _) in entries {
+        let mut set = tracker.lock();
+        set.remove_finished(&finished);
+        tracker.publish(&set);
     }
     result
 }

@@ -104,6 +104,13 @@ impl QueuedUse for Use {
             _ => false,
         }
     }
+
+    fn is_complete(&self) -> bool {
+        match self {
+            Use::Marked(marker) => marker.is_complete().unwrap_or(false),
+            Use::Unmarked(_) => false,
+        }
+    }
 }
 
 /// The queued uses of one piece of memory.

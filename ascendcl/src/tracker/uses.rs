@@ -22,6 +22,9 @@ pub(crate) trait QueuedUse: Clone {
     fn stream(&self) -> Option<u64>;
     /// Whether two handles denote the same use.
     fn same(&self, other: &Self) -> bool;
+    /// Whether the use is proven finished now, without waiting (a query
+    /// that fails proves nothing: false).
+    fn is_complete(&self) -> bool;
 }
 
 /// The uses of one piece of memory that may still run.
@@ -77,8 +80,17 @@ impl<U: QueuedUse> UseSet<U> {
         match access {
             Access::Read => {
                 let stream = new.stream();
+                let before = self.reads.len();
                 if stream.is_some() {
                     self.reads.retain(|u| u.stream() != stream);
+                }
+                if self.reads.len() == before {
+                    // A stream not seen before: forget the reads that have
+                    // finished, so that a buffer read from many short-lived
+                    // streams keeps one use (and one event) per stream with
+                    // unfinished work, not per stream ever used. Only this
+                    // path queries, so a steady loop makes no extra call.
+                    self.reads.retain(|u| !u.is_complete());
                 }
                 self.reads.push(new);
             }
