@@ -128,6 +128,7 @@ mod device;
 pub mod error;
 mod event;
 pub mod hccl;
+mod latest_markers;
 mod memory;
 #[cfg(feature = "mock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mock")))]

@@ -86,9 +86,13 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     }
 
     /// Waits until the operation has finished and releases the buffers.
+    ///
+    /// The operation is waited for first; only then is an error parked by a
+    /// destructor elsewhere reported, so `Ok` means it finished and nothing
+    /// failed in between.
     pub fn wait(mut self) -> Result<()> {
-        deferred::check_parked()?;
-        self.finish()
+        self.finish()?;
+        deferred::check_parked()
     }
 
     fn finish(&mut self) -> Result<()> {

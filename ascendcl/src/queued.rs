@@ -6,7 +6,7 @@ use std::sync::{Arc, Weak};
 
 use crate::error::Result;
 use crate::event::Marker;
-use crate::stream::Stream;
+use crate::stream::{Stream, StreamInner};
 use crate::tracker::UseTracker;
 
 /// A queued operation whose buffers are no longer borrowed: what
@@ -16,9 +16,11 @@ use crate::tracker::UseTracker;
 /// handle for safety: reading, overwriting or freeing a buffer waits for the
 /// operation, and work on another stream is ordered after it. Keep it to
 /// wait for the operation (and see its errors) at a time of your choosing,
-/// or to poll it; drop it freely: dropping never blocks. It holds a clone of
-/// its stream's handle, so the stream is destroyed only after the handle is
-/// dropped too.
+/// or to poll it; drop it freely: dropping never blocks. It does not keep
+/// its stream alive (dropping the last handle of a stream destroys it, which
+/// waits for its work: a `Detached` holding that handle could not be dropped
+/// without blocking); once the stream is gone its work has run, and the
+/// handle says so.
 ///
 /// Its point is loops that keep several transfers in flight, where a guard
 /// that borrows its buffers cannot be stored next to the buffers it borrows
@@ -47,7 +49,8 @@ use crate::tracker::UseTracker;
 /// # Ok::<(), ascendcl::Error>(())
 /// ```
 pub struct Detached {
-    stream: Stream,
+    /// The stream, not kept alive (see the type's docs).
+    stream: Weak<StreamInner>,
     /// `None` once waited for (or when the guard was already settled).
     marker: Option<Weak<Marker>>,
 }
@@ -55,15 +58,16 @@ pub struct Detached {
 impl std::fmt::Debug for Detached {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Detached")
-            .field("stream", &self.stream)
+            .field("stream_alive", &(self.stream.strong_count() > 0))
             .finish_non_exhaustive()
     }
 }
 
 impl Detached {
-    /// The stream the operation was queued on.
-    pub fn stream(&self) -> &Stream {
-        &self.stream
+    /// The stream the operation was queued on, if a handle of it is still
+    /// alive elsewhere.
+    pub fn stream(&self) -> Option<Stream> {
+        self.stream.upgrade().map(|inner| Stream { inner })
     }
 
     /// Whether the operation has finished, without waiting. Never `true`
@@ -73,27 +77,45 @@ impl Detached {
         let Some(weak) = &self.marker else {
             return Ok(true);
         };
-        match weak.upgrade() {
-            Some(marker) => marker.is_complete(),
-            None => self.stream.query(),
+        if let Some(marker) = weak.upgrade() {
+            return marker.is_complete();
+        }
+        match self.stream() {
+            Some(stream) => stream.query(),
+            // Destroyed: the destroy waited for its work; one that failed
+            // parked its error, reported here rather than a `true` that
+            // could be too early.
+            None => crate::deferred::check_parked().map(|()| true),
         }
     }
 
-    /// Waits until the operation has finished, reporting its errors and
-    /// any error parked by a destructor since. The buffers learn that it
-    /// finished at their next access (a cheap check of a completed event).
+    /// Waits until the operation has finished, then reports its errors, or
+    /// else any error parked by a destructor since. `Ok` means the operation
+    /// finished; an error parked elsewhere is reported only after the wait,
+    /// so this never returns while the operation may still be queued
+    /// (unless the wait itself failed). The buffers learn that it finished
+    /// at their next access (a cheap check of a completed event).
     pub fn wait(mut self) -> Result<()> {
-        crate::deferred::check_parked()?;
+        self.wait_queued()?;
+        crate::deferred::check_parked()
+    }
+
+    fn wait_queued(&mut self) -> Result<()> {
         let Some(weak) = self.marker.take() else {
             return Ok(());
         };
+        if let Some(marker) = weak.upgrade() {
+            crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
+            return marker.synchronize();
+        }
         // A vanished marker was waited for or covered by a later use of the
-        // buffers: the stream has passed the operation once it is idle.
-        let Some(marker) = weak.upgrade() else {
-            return self.stream.synchronize_queued();
-        };
-        crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
-        marker.synchronize()
+        // buffers: the stream has passed the operation once it is idle (or
+        // once it is destroyed, which waited for it; a failed destroy
+        // parked its error, which `wait` reports).
+        match self.stream() {
+            Some(stream) => stream.synchronize_queued(),
+            None => Ok(()),
+        }
     }
 }
 
@@ -143,7 +165,7 @@ impl<'a> Queued<'a> {
     /// still hold it); the guard is settled afterwards.
     pub(crate) fn take_detached(&mut self) -> Detached {
         Detached {
-            stream: self.stream.clone(),
+            stream: Arc::downgrade(&self.stream.inner),
             marker: self.marker.take(),
         }
     }

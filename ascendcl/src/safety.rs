@@ -21,10 +21,26 @@
 //! * **One critical section.** Under the locks of every tracker it touches
 //!   (taken in address order), an operation on stream `S`: makes `S` wait
 //!   (an event wait) for each conflicting use on another stream of the same
-//!   context — or waits on the host when the event cannot be waited on there
-//!   (another context or device, or work without a marker) —, is queued, has a
-//!   marker event recorded after it, and is added to each tracker. Another
-//!   thread sees all of that or none of it, so no use is ever lost.
+//!   context, is queued, has a marker event recorded after it, and is added
+//!   to each tracker. Another thread sees all of that or none of it, so no
+//!   use is ever lost.
+//! * **No lock is held across a wait for the device.** A conflicting use
+//!   that `S` cannot wait on with an event (on another context or device, or
+//!   work without a marker) is waited for on the host *before* the critical
+//!   section, with every tracker unlocked; then the critical section starts
+//!   again from a fresh look at the trackers. Inside it only calls that
+//!   return at once are made. So a host callback, or another rank's thread,
+//!   that needs one of those trackers is never stuck behind a wait for work
+//!   that waits for it. The retry ends: only reads can be queued meanwhile
+//!   (a write needs the exclusive access the queuing thread holds), and
+//!   reads conflict only with a write. A collective takes its
+//!   communicator's lock inside the critical section, around the HCCL call
+//!   alone (lock order: trackers, then communicator).
+//! * **A stream is the runtime's stream.** The checks "is this use on my
+//!   stream?" and "is this callback on the stream it waits for?" compare
+//!   stream identities: a created stream's is its own, every
+//!   [`Stream::default_of`](crate::Stream::default_of) handle of one runtime
+//!   context has that context's default stream's.
 //! * **Reads share, writes exclude.** Two reads do not conflict: a buffer
 //!   keeps at most one read per stream (a later read on a stream covers an
 //!   earlier one by stream order). A write conflicts with everything; once it
@@ -94,7 +110,13 @@
 //!
 //! HCCL collectives ([`crate::hccl`]) are queued through the same critical
 //! section as operators: send buffers are tracked as reads, receive buffers
-//! as writes, and a failed HCCL call is tracked as possibly queued. The
+//! as writes, and a failed HCCL call is tracked as possibly queued. HCCL
+//! counts in elements of the dtype it is passed, and the buffer checks count
+//! in elements of the Rust type: the two agree because
+//! [`HcclElement`](crate::hccl::HcclElement) is sealed and each of its
+//! implementations is checked at compile time to have its dtype's size (an
+//! operator, by contrast, counts a tensor's storage in the dtype's bytes, so
+//! its element trait need not be sealed). The
 //! communicator also remembers the markers of its collectives (and whether a
 //! failed launch left work without one), and destroying it waits for them —
 //! device-wide for the latter — before `HcclCommDestroy`; if that wait fails
@@ -109,7 +131,13 @@
 //! or device from inside it, or for a buffer use queued after it on its
 //! stream, is refused with [`Error::WouldDeadlock`](crate::Error::WouldDeadlock);
 //! the caching allocator never waits while holding its lock, so a callback
-//! may free blocks. See [`Stream::launch_host_fn`](crate::Stream::launch_host_fn)
+//! may free blocks; no tracker or communicator lock is held across a host
+//! wait, so a callback may read pinned buffers and queue work, collectives
+//! included. A destructor that would have to wait for work queued behind
+//! the callback it runs in (a communicator's, an allocator's, a repeatable
+//! executor's) refuses, parks the error and leaks what it could not free.
+//! Dropping a [`Detached`](crate::Detached) never waits: it does not keep
+//! its stream alive. See [`Stream::launch_host_fn`](crate::Stream::launch_host_fn)
 //! for the waits that cannot be detected.
 //!
 //! ## Known limits
@@ -121,6 +149,9 @@
 //!   and is not ordered after earlier uses unless you order it.
 //! * Ordering across contexts or devices is done by host waits, which are
 //!   correct but block the queuing thread.
+//! * Objects that remember one marker per stream (a buffer's reads, a
+//!   communicator, a repeatable executor) drop finished ones when a new
+//!   stream arrives, so short-lived streams leave no event behind each.
 //! * `Pending::is_complete` may answer `false` for a finished operation whose
 //!   buffers were used again on its stream; it never answers `true` early.
 //! * Deadlocks through other streams (a callback waiting for a stream that

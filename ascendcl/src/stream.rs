@@ -163,11 +163,16 @@ impl Stream {
     }
 
     fn wrap(ctx: &Context, raw: aclrtStream, owned: bool, flags: StreamFlags) -> Stream {
+        let id = if owned {
+            next_id()
+        } else {
+            default_stream_id(ctx)
+        };
         Stream {
             inner: Arc::new(StreamInner {
                 ctx: ctx.clone(),
                 raw,
-                id: next_id(),
+                id,
                 owned,
                 flags,
                 callback_panics: Default::default(),
@@ -185,9 +190,12 @@ impl Stream {
         self.inner.raw
     }
 
-    /// Whether two handles denote the same stream.
+    /// Whether two handles denote the same stream: clones of one stream, or
+    /// two [`default_of`](Stream::default_of) handles of one runtime context
+    /// (even through different [`Context`] or [`Device`](crate::Device)
+    /// handles).
     pub fn same_as(&self, other: &Stream) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
+        self.inner.id == other.inner.id
     }
 
     /// Refuses tracked work on streams whose synchronize returns at once
@@ -323,6 +331,25 @@ impl Stream {
             ))),
         }
     }
+}
+
+/// Marks the ids of default streams: [`next_id`] counts up from 1 and never
+/// reaches it.
+const DEFAULT_STREAM: u64 = 1 << 63;
+
+/// The identity of `ctx`'s default stream, the same for every handle of it.
+///
+/// A stream's identity is what the tracker and the callback deadlock checks
+/// compare ("is this use on my stream?"), so it must be the runtime's: the
+/// default stream is one per runtime context, whichever handle names it. It
+/// is derived from the raw context handle (user-space addresses fit in 48
+/// bits) and the device id. A handle can be recycled only after its context
+/// is destroyed, which waits for every object holding it, markers included,
+/// so no live use can carry the old identity.
+fn default_stream_id(ctx: &Context) -> u64 {
+    const ADDRESS: u64 = (1 << 48) - 1;
+    let device = u64::from(ctx.device_id()) & 0x7fff;
+    DEFAULT_STREAM | (device << 48) | (ctx.as_raw() as u64 & ADDRESS)
 }
 
 impl StreamInner {

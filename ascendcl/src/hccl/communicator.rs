@@ -9,6 +9,7 @@ use crate::device::Device;
 use crate::error::{Error, HcclError, Result};
 use crate::event::Marker;
 use crate::hccl::RootInfo;
+use crate::latest_markers::LatestMarkers;
 
 /// How often `Drop` and [`Communicator::destroy`] try `HcclCommDestroy`
 /// while it answers `HCCL_E_AGAIN` (busy), and how long they sleep between.
@@ -19,10 +20,9 @@ pub const DESTROY_RETRY_SLEEP: Duration = Duration::from_millis(10);
 /// Collectives launched through a communicator that may still be queued.
 #[derive(Default)]
 pub(crate) struct Launches {
-    /// The marker recorded after the latest collective on each stream used:
-    /// a stream runs its work in order, so it covers every earlier one there.
-    /// The list is as long as the number of streams, whatever the queue depth.
-    pub(crate) markers: Vec<Arc<Marker>>,
+    /// The marker recorded after the latest collective on each stream with
+    /// work that may be unfinished (see [`LatestMarkers`]).
+    pub(crate) markers: LatestMarkers,
     /// A launch failed after the library was called: it may have queued
     /// work whose marker we do not hold, so only a device-wide wait proves
     /// the communicator idle.
@@ -32,14 +32,7 @@ pub(crate) struct Launches {
 impl Launches {
     /// Remembers `marker` as the latest collective on its stream.
     pub(crate) fn push(&mut self, marker: Arc<Marker>) {
-        match self
-            .markers
-            .iter_mut()
-            .find(|m| m.stream_id == marker.stream_id)
-        {
-            Some(slot) => *slot = marker,
-            None => self.markers.push(marker),
-        }
+        self.markers.push(marker);
     }
 }
 
@@ -299,7 +292,12 @@ impl Communicator {
             .launches
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        for marker in &launches.markers {
+        for marker in launches.markers.iter() {
+            // From a host callback of the stream a collective is queued
+            // behind, the wait would never end: refused (and the
+            // communicator leaked) instead, as for a repeatable executor.
+            crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())
+                .map_err(|e| leaked("it was dropped in a host callback of its own stream", e))?;
             // A second try: a transient failure is not proof of anything.
             if marker.synchronize().is_err() {
                 marker

@@ -103,9 +103,13 @@ impl<'a> CollectivePending<'a> {
     /// the communicator's asynchronous error ([`Communicator::async_error`]),
     /// on every rank: the receive buffers then hold nothing meaningful, and
     /// the communicator should be destroyed.
+    ///
+    /// The operation is waited for first; only then is an error parked by a
+    /// destructor elsewhere reported, so `Ok` means it finished and nothing
+    /// failed in between.
     pub fn wait(mut self) -> Result<()> {
-        deferred::check_parked()?;
-        self.finish()
+        self.finish()?;
+        deferred::check_parked()
     }
 
     fn finish(&mut self) -> Result<()> {

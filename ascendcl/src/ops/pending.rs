@@ -109,9 +109,13 @@ impl<'a> OpPending<'a> {
     }
 
     /// Waits until the operator has run and releases its tensors.
+    ///
+    /// The operation is waited for first; only then is an error parked by a
+    /// destructor elsewhere reported, so `Ok` means it finished and nothing
+    /// failed in between.
     pub fn wait(mut self) -> Result<()> {
-        deferred::check_parked()?;
-        self.finish()
+        self.finish()?;
+        deferred::check_parked()
     }
 
     fn finish(&mut self) -> Result<()> {

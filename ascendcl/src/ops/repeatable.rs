@@ -4,14 +4,13 @@ use ascendcl_sys::{Aclnn, aclOpExecutor};
 
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
-use crate::event::Marker;
+use crate::latest_markers::LatestMarkers;
 use crate::ops::pending::OpPending;
 use crate::ops::phase1::Phase2;
 use crate::ops::prepared::{Descriptors, LaunchArgs, Prepared, Slot, SlotKind, launch_executor};
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
 use crate::ops::workspace::Workspace;
 use crate::stream::Stream;
-use std::sync::Arc;
 
 /// An operator whose executor is kept for many launches
 /// (`aclSetAclOpExecutorRepeatable`): each launch re-points the tensors at
@@ -34,7 +33,7 @@ pub struct Repeatable {
     /// The executor's context; keeps the runtime alive as long as it.
     ctx: Context,
     /// The last launch's marker on each stream it was launched on.
-    launches: Vec<Arc<Marker>>,
+    launches: LatestMarkers,
     /// A launch reached phase 2 and failed after: it may be queued in part
     /// without a marker, so only a device-wide wait covers it.
     unsettled: bool,
@@ -84,7 +83,7 @@ impl<'a> Prepared<'a> {
             ),
             slots: std::mem::take(&mut self.slots),
             ctx,
-            launches: Vec::new(),
+            launches: LatestMarkers::default(),
             unsettled: false,
         })
     }
@@ -201,7 +200,6 @@ impl Repeatable {
                 return Err(error);
             }
         };
-        self.launches.retain(|m| m.stream_id != marker.stream_id);
         self.launches.push(marker.clone());
         drop(writes);
         Ok(OpPending::new(self.op, stream, &marker, trackers))

@@ -13,7 +13,14 @@ impl State {
     fn wait_pending(&mut self) {
         for block in std::mem::take(&mut self.pending) {
             // A failed wait leaves the marker as it was: trying again is sound.
-            let wait = || block.markers.iter().try_for_each(|m| m.synchronize());
+            // From a host callback, work queued behind it on its own stream
+            // is refused, not waited for (the wait would never end).
+            let wait = || {
+                block.markers.iter().try_for_each(|m| {
+                    crate::callback::refuse_wait_on_own_stream(m.stream_id, || m.is_complete())
+                        .and_then(|()| m.synchronize())
+                })
+            };
             match wait().or_else(|_| wait()) {
                 Ok(()) => self.complete(block),
                 Err(error) => {
@@ -31,13 +38,8 @@ impl State {
         if !self.pending.is_empty() {
             // Their markers could not be waited for: a device-wide wait
             // covers them too.
-            let synced = ctx.bind().and_then(|()| {
-                let lib = ctx.lib();
-                // SAFETY: no arguments; the allocator's context is current.
-                crate::call::check(lib, "aclrtSynchronizeDevice", unsafe {
-                    lib.aclrtSynchronizeDevice()
-                })
-            });
+            // (Refused from a host callback on this device.)
+            let synced = crate::tracker::synchronize_device(ctx);
             match synced {
                 Ok(()) => std::mem::take(&mut self.pending)
                     .into_iter()
