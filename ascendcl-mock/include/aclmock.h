@@ -44,7 +44,8 @@ typedef enum aclmockMisuse {
     ACLMOCK_MISUSE_DOUBLE_FREE = 0,        /* a pointer or handle freed twice           */
     ACLMOCK_MISUSE_UNKNOWN_POINTER = 1,    /* a pointer that no allocation owns         */
     ACLMOCK_MISUSE_DESTROYED_HANDLE = 2,   /* a stream/event/context used after destroy */
-    ACLMOCK_MISUSE_OUT_OF_BOUNDS = 3,      /* a copy/memset past an allocation's end    */
+    ACLMOCK_MISUSE_OUT_OF_BOUNDS = 3,      /* a copy/memset past an allocation's end,
+                                              or an op index out of its tensor's range */
     ACLMOCK_MISUSE_UNMAP_UNMAPPED = 4,     /* aclrtUnmapMem of an address not mapped    */
     ACLMOCK_MISUSE_RELEASE_MAPPED = 5,     /* releasing a range that still has mappings */
     ACLMOCK_MISUSE_USE_AFTER_FREE = 6,     /* queued work touching memory freed before it ran */

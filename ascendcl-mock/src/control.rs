@@ -73,7 +73,9 @@ pub enum Misuse {
     UnknownPointer = 1,
     /// A stream, event or context used after it was destroyed.
     DestroyedHandle = 2,
-    /// A copy or memset past the end of an allocation.
+    /// A copy or memset past the end of an allocation, or an operator index
+    /// read from device data (an `nll_loss` target, a max-pool-backward
+    /// index) with which a card's kernel would read or write out of bounds.
     OutOfBounds = 3,
     /// `aclrtUnmapMem` of an address that is not mapped.
     UnmapUnmapped = 4,

@@ -42,8 +42,8 @@ fn collectives_refuse_null_pointers_bad_dtypes_ops_roots_and_foreign_streams_wit
     );
     assert_eq!(
         ar(buf, buf, 4, FP32, 7, c, s0),
-        E_PARA,
-        "unknown reduction op"
+        E_NOT_SUPPORT,
+        "unknown reduction op (hcomm param_check.cc:303-316)"
     );
     assert_eq!(
         ar(buf, buf, 2, 12, SUM, c, s0),

@@ -121,7 +121,10 @@
 //! failed launch left work without one), and destroying it waits for them —
 //! device-wide for the latter — before `HcclCommDestroy`; if that wait fails
 //! the communicator (and its device reference) is leaked, never destroyed
-//! under queued work. A collective finishes only once every rank has issued
+//! under queued work, and so is one HCCL keeps answering busy
+//! (`HCCL_E_AGAIN`). If `HcclCommDestroy` keeps failing otherwise (tried
+//! three times), nothing of ours is queued any more: the handle is abandoned
+//! (never passed to HCCL again) and the device reference released. A collective finishes only once every rank has issued
 //! it, so waiting for one whose peers never arrive blocks until HCCL's
 //! execution timeout.
 //!

@@ -81,6 +81,49 @@ fn wrong_counts_roots_peers_streams_and_devices_are_refused_before_any_hccl_call
 }
 
 #[test]
+fn reductions_hccl_does_not_support_are_refused_before_any_hccl_call() {
+    common::check(|env| {
+        let (devices, comms) = communicators(env, 2)?;
+        let comm = &comms[0];
+        let ctx = devices[0].default_context();
+        let stream = Stream::new(&ctx)?;
+        let u = DeviceBuffer::<u32>::zeroed(&ctx, 4)?;
+        let mut u_out = DeviceBuffer::<u32>::zeroed(&ctx, 4)?;
+        let mut f = DeviceBuffer::<f64>::zeroed(&ctx, 4)?;
+        let h = DeviceBuffer::<i16>::zeroed(&ctx, 4)?;
+        let mut h_out = DeviceBuffer::<i16>::zeroed(&ctx, 2)?;
+        let b = DeviceBuffer::<ascendcl::hccl::Bf16Bits>::zeroed(&ctx, 4)?;
+        let mut b_out = DeviceBuffer::<ascendcl::hccl::Bf16Bits>::zeroed(&ctx, 4)?;
+        env.session.clear_journal();
+
+        refused(
+            comm.all_reduce(&u, &mut u_out, ReduceOp::Max, &stream),
+            "HcclAllReduce: HCCL does not reduce u32",
+        );
+        refused(
+            comm.all_reduce_in_place(&mut f, ReduceOp::Sum, &stream),
+            "does not reduce f64",
+        );
+        refused(
+            comm.reduce_scatter(&h, &mut h_out, ReduceOp::Prod, &stream),
+            "HcclReduceScatter: HCCL does not take ReduceOp::Prod of i16",
+        );
+        refused(
+            comm.reduce(&b, &mut b_out, ReduceOp::Prod, 0, &stream),
+            "ReduceOp::Prod of bf16",
+        );
+        assert_eq!(
+            hccl_calls(env),
+            Vec::<String>::new(),
+            "no HCCL call was made"
+        );
+        // nothing was launched: the buffers are not tracked
+        assert_eq!(u_out.to_vec()?, vec![0; 4]);
+        Ok(())
+    });
+}
+
+#[test]
 fn bad_init_arguments_are_refused_before_any_hccl_call() {
     common::check(|env| {
         let d0 = Device::open(&env.rt, 0)?;

@@ -1,12 +1,13 @@
 //! Every safe collective against a reference computed on the host: 2, 3 and
 //! 4 mock devices (one thread per rank), odd counts, every reduction and
-//! several dtypes including f16/bf16. Every test ends with the mock's live
+//! several dtypes including f16/bf16 (those HCCL does not reduce refused
+//! before any call). Every test ends with the mock's live
 //! counts at zero, no misuse and no parked error.
 
 mod common;
 mod hccl_support;
 
-use ascendcl::hccl::{Bf16Bits, Communicator, F16Bits, ReduceOp, RootInfo};
+use ascendcl::hccl::{Bf16Bits, Communicator, F16Bits, ReduceOp, RootInfo, supports_reduction};
 use ascendcl::prelude::*;
 use hccl_support::{OPS, TestElement, communicators, input, inputs, on_ranks, reduced};
 
@@ -17,7 +18,9 @@ fn values<T: TestElement>(v: &[T]) -> Vec<f64> {
     v.iter().map(|x| x.to_f64()).collect()
 }
 
-/// All-reduce of `T` with every op and count on one rank; checks the result.
+/// All-reduce of `T` with every op and count on one rank; checks the
+/// result, or that a reduction HCCL does not support is refused before any
+/// HCCL call (the buffer untouched).
 fn all_reduce_rank<T: TestElement>(comm: &Communicator, stream: &Stream) -> ascendcl::Result<()> {
     let ctx = comm.device().default_context();
     let n = comm.size();
@@ -26,6 +29,18 @@ fn all_reduce_rank<T: TestElement>(comm: &Communicator, stream: &Stream) -> asce
             let salt = salt as u64 + len as u64;
             let x = DeviceBuffer::from_host(&ctx, &inputs::<T>(comm.rank(), len, salt))?;
             let mut y = DeviceBuffer::<T>::zeroed(&ctx, len)?;
+            if !supports_reduction::<T>(op) {
+                match comm.all_reduce(&x, &mut y, op, stream) {
+                    Err(ascendcl::Error::InvalidArgument(text)) => {
+                        assert!(text.contains("HCCL does not"), "{text}")
+                    }
+                    Err(other) => panic!("{} {op:?}: {other}", T::NAME),
+                    Ok(_) => panic!("{} {op:?} was accepted", T::NAME),
+                }
+                let zero = vec![0.0; len];
+                assert_eq!(values(&y.to_vec()?), zero, "{} {op:?}", T::NAME);
+                continue;
+            }
             comm.all_reduce(&x, &mut y, op, stream)?.wait()?;
             let want: Vec<T> = (0..len).map(|i| reduced(op, n, i, salt)).collect();
             assert_eq!(
@@ -156,13 +171,13 @@ fn reduce_writes_the_reduction_on_the_root_and_leaves_other_ranks_alone() {
             let ctx = comm.device().default_context();
             let stream = Stream::new(&ctx)?;
             let root = 2;
-            let x = DeviceBuffer::from_host(&ctx, &inputs::<f64>(comm.rank(), 11, 4))?;
-            let mut y = DeviceBuffer::from_host(&ctx, &[-7.0f64; 11])?;
+            let x = DeviceBuffer::from_host(&ctx, &inputs::<f32>(comm.rank(), 11, 4))?;
+            let mut y = DeviceBuffer::from_host(&ctx, &[-7.0f32; 11])?;
             comm.reduce(&x, &mut y, ReduceOp::Max, root, &stream)?
                 .wait()?;
             let got = y.to_vec()?;
             if comm.rank() == root {
-                let want: Vec<f64> = (0..11)
+                let want: Vec<f32> = (0..11)
                     .map(|i| reduced(ReduceOp::Max, ranks, i, 4))
                     .collect();
                 assert_eq!(got, want);

@@ -2,65 +2,16 @@
  * coll_ops.c: the collectives of libhccl.so with one count for every rank:
  * AllReduce, Broadcast, AllGather, ReduceScatter, Reduce, Scatter.
  *
- * Checks, in the order of hcomm op_base.cc HcclAllReduceInner: a zero count
- * succeeds at once without queuing anything; then a null comm, send buffer,
- * receive buffer or stream is HCCL_E_PTR; then the dtype (hccl
- * src/common/param_check.cc:101-108, HCCL_E_NOT_SUPPORT), the reduction op
- * (HCCL_E_PARA) and whether the dtype reduces (HCCL_E_NOT_SUPPORT). A root
- * out of range is HCCL_E_PARA (param_check.cc:134-141 is the same rule for
- * ranks). The other collectives are assumed to follow AllReduce's order
- * (their Inner functions live in hcomm, see docs/mock-conformance.md).
+ * hccl v8.5.0 forwards each to hcomm's HcclXInner
+ * (src/ops/interface/hccl_collective_op.cc:14-86); the checks below follow
+ * those entry points of hcomm v8.5.0 in their order (the lines are cited at
+ * each call; the rules themselves in comm_check.c), then the mock's own
+ * (stream of the comm's device, int128, device memory at enqueue). Nothing
+ * is queued before the last check passed.
  */
 #include "hccl_mock.h"
 
 #include <stdio.h>
-
-/* What every collective checks and records. `c` is entered on success. */
-static HcclResult common(aclmock_call *call, uint64_t count, const void *a, const char *an, const void *b,
-                         const char *bn, HcclComm comm, aclrtStream stream, int32_t dtype, hm_comm **c)
-{
-    (void)count;
-    if (!comm) {
-        aclmock_fail(HCCL_E_PTR, "comm is null");
-        return HCCL_E_PTR;
-    }
-    if (an && !a) {
-        aclmock_fail(HCCL_E_PTR, "%s is null", an);
-        return HCCL_E_PTR;
-    }
-    if (bn && !b) {
-        aclmock_fail(HCCL_E_PTR, "%s is null", bn);
-        return HCCL_E_PTR;
-    }
-    if (!stream) {
-        aclmock_fail(HCCL_E_PTR, "stream is null");
-        return HCCL_E_PTR;
-    }
-    HcclResult rc;
-    *c = hm_comm_enter(comm, &rc);
-    if (!*c) {
-        return rc;
-    }
-    rc = hm_check(call, *c, stream, dtype);
-    if (rc != HCCL_SUCCESS) {
-        hm_comm_leave(*c);
-        *c = NULL;
-    }
-    return rc;
-}
-
-static HcclResult check_reduce(int32_t dtype, int32_t op)
-{
-    if (!hm_op_valid(op)) {
-        aclmock_fail(HCCL_E_PARA, "reduction op %d is not SUM, PROD, MAX or MIN", op);
-        return HCCL_E_PARA;
-    }
-    if (!hm_can_reduce(dtype)) {
-        aclmock_fail(HCCL_E_NOT_SUPPORT, "%s does not reduce", hm_dtype_name(dtype));
-        return HCCL_E_NOT_SUPPORT;
-    }
-    return HCCL_SUCCESS;
-}
 
 /* Element count * size * factor in bytes, or false if it overflows. */
 static bool bytes_of(uint64_t count, int32_t dtype, uint64_t factor, uint64_t *out)
@@ -119,6 +70,24 @@ static HcclResult queue2(aclmock_call *call, hm_comm *c, aclrtStream stream, uin
     return hm_enqueue(call, c, stream, spans, in_place ? 1 : 2, x);
 }
 
+/* The checks every reduction ends with: hcomm's HcomCheckReductionOp and
+ * HcomCheckReduceDataType at the entry point, then hcclComm's
+ * CheckDataType(needReduce) in the OutPlace call. */
+static HcclResult check_reduce(int32_t dtype, int32_t op)
+{
+    HcclResult rc = hm_chk_reduction(dtype, op);
+    HM_CHK(rc, hm_chk_reduce_dtype(dtype));
+    return rc;
+}
+
+/* The checks after the entry point's: the mock's. */
+static HcclResult check_mock(const hm_comm *c, aclrtStream stream, int32_t dtype, bool reduces)
+{
+    HcclResult rc = reduces ? hm_chk_mock_reduce(dtype) : HCCL_SUCCESS;
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
+    return rc;
+}
+
 HM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
                                    HcclReduceOp op, HcclComm comm, aclrtStream stream)
 {
@@ -128,13 +97,21 @@ HM_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count,
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
+    /* hcomm HcclAllReduceInner, op_base_host.cc:85-110, then
+     * AllReduceOutPlace (hccl_comm_host.cc:65-66) */
     if (count == 0) {
         return HM_END(HCCL_SUCCESS);
     }
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(sendBuf, "sendBuf"));
+    HM_CHK(rc, hm_chk_ptr(recvBuf, "recvBuf"));
     hm_comm *c = NULL;
-    HcclResult rc = common(&call_, count, sendBuf, "sendBuf", recvBuf, "recvBuf", comm, stream, dataType, &c);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(count, dataType, stream));
+    HM_CHK(rc, check_reduce(dataType, op));
+    HM_CHK(rc, check_mock(c, stream, dataType, true));
     uint64_t b = 0;
-    if (rc == HCCL_SUCCESS && (rc = check_reduce(dataType, op)) == HCCL_SUCCESS) {
+    if (rc == HCCL_SUCCESS) {
         rc = bytes_of(count, dataType, 1, &b)
                  ? queue2(&call_, c, stream, HK_ALLREDUCE, dataType, op, 0, count, sendBuf, b, recvBuf, b)
                  : HCCL_E_PARA;
@@ -154,16 +131,18 @@ HM_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataT
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
+    /* hcomm HcclBroadcastInner, op_base.cc:1516-1541 */
     if (count == 0) {
         return HM_END(HCCL_SUCCESS);
     }
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(buf, "buf"));
     hm_comm *c = NULL;
-    HcclResult rc = common(&call_, count, buf, "buf", NULL, NULL, comm, stream, dataType, &c);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(count, dataType, stream));
+    HM_CHK(rc, hm_chk_rank(c, root, "root"));
+    HM_CHK(rc, check_mock(c, stream, dataType, false));
     uint64_t b = 0;
-    if (rc == HCCL_SUCCESS && root >= c->nranks) {
-        rc = HCCL_E_PARA;
-        aclmock_fail(rc, "root %u is out of range for %u ranks", root, c->nranks);
-    }
     if (rc == HCCL_SUCCESS) {
         if (!bytes_of(count, dataType, 1, &b)) {
             rc = HCCL_E_PARA;
@@ -187,11 +166,17 @@ HM_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCo
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
+    /* hcomm HcclAllGatherInner, op_base.cc:1949-1968 */
     if (sendCount == 0) {
         return HM_END(HCCL_SUCCESS);
     }
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(sendBuf, "sendBuf"));
+    HM_CHK(rc, hm_chk_ptr(recvBuf, "recvBuf"));
     hm_comm *c = NULL;
-    HcclResult rc = common(&call_, sendCount, sendBuf, "sendBuf", recvBuf, "recvBuf", comm, stream, dataType, &c);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(sendCount, dataType, stream));
+    HM_CHK(rc, check_mock(c, stream, dataType, false));
     uint64_t sb = 0, rb = 0;
     if (rc == HCCL_SUCCESS) {
         rc = bytes_of(sendCount, dataType, 1, &sb) && bytes_of(sendCount, dataType, c->nranks, &rb)
@@ -213,13 +198,21 @@ HM_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t re
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
+    /* hcomm HcclReduceScatterInner, op_base.cc:1615-1640, then
+     * ReduceScatterOutPlace (hccl_comm.cc:611-612) */
     if (recvCount == 0) {
         return HM_END(HCCL_SUCCESS);
     }
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(sendBuf, "sendBuf"));
+    HM_CHK(rc, hm_chk_ptr(recvBuf, "recvBuf"));
     hm_comm *c = NULL;
-    HcclResult rc = common(&call_, recvCount, sendBuf, "sendBuf", recvBuf, "recvBuf", comm, stream, dataType, &c);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(recvCount, dataType, stream));
+    HM_CHK(rc, check_reduce(dataType, op));
+    HM_CHK(rc, check_mock(c, stream, dataType, true));
     uint64_t sb = 0, rb = 0;
-    if (rc == HCCL_SUCCESS && (rc = check_reduce(dataType, op)) == HCCL_SUCCESS) {
+    if (rc == HCCL_SUCCESS) {
         rc = bytes_of(recvCount, dataType, c->nranks, &sb) && bytes_of(recvCount, dataType, 1, &rb)
                  ? queue2(&call_, c, stream, HK_REDUCE_SCATTER, dataType, op, 0, recvCount, sendBuf, sb, recvBuf, rb)
                  : HCCL_E_PARA;
@@ -240,17 +233,23 @@ HM_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, Hc
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
+    /* hcomm HcclReduceInner, op_base.cc:2855-2882 (the root after the
+     * reduction checks), then ReduceOutPlace (hccl_comm.cc:728-730) */
     if (count == 0) {
         return HM_END(HCCL_SUCCESS);
     }
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(sendBuf, "sendBuf"));
+    HM_CHK(rc, hm_chk_ptr(recvBuf, "recvBuf"));
     hm_comm *c = NULL;
-    HcclResult rc = common(&call_, count, sendBuf, "sendBuf", recvBuf, "recvBuf", comm, stream, dataType, &c);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(count, dataType, stream));
+    HM_CHK(rc, hm_chk_reduction(dataType, op));
+    HM_CHK(rc, hm_chk_rank(c, root, "root"));
+    HM_CHK(rc, hm_chk_reduce_dtype(dataType));
+    HM_CHK(rc, check_mock(c, stream, dataType, true));
     uint64_t b = 0;
-    if (rc == HCCL_SUCCESS && root >= c->nranks) {
-        rc = HCCL_E_PARA;
-        aclmock_fail(rc, "root %u is out of range for %u ranks", root, c->nranks);
-    }
-    if (rc == HCCL_SUCCESS && (rc = check_reduce(dataType, op)) == HCCL_SUCCESS) {
+    if (rc == HCCL_SUCCESS) {
         /* only the root's receive buffer is written */
         rc = bytes_of(count, dataType, 1, &b) ? queue2(&call_, c, stream, HK_REDUCE, dataType, op, root, count,
                                                        sendBuf, b, recvBuf, c->rank == root ? b : 0)
@@ -271,20 +270,24 @@ HM_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCoun
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
+    /* On an Ascend 910B without HCCL_OP_EXPANSION_MODE=HOST_TS, hccl's
+     * HcclScatter (src/ops/scatter/scatter_op.cc:55-56, with
+     * src/common/alg_env_config.cc:761-763) runs hcomm's HcclScatterInner,
+     * op_base.cc:1847-1873: the send buffer is needed on the root only, and
+     * is checked before the root's range. */
     if (recvCount == 0) {
         return HM_END(HCCL_SUCCESS);
     }
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(recvBuf, "recvBuf"));
     hm_comm *c = NULL;
-    /* the send buffer matters on the root only; others may pass null */
-    HcclResult rc = common(&call_, recvCount, recvBuf, "recvBuf", NULL, NULL, comm, stream, dataType, &c);
-    if (rc == HCCL_SUCCESS && root >= c->nranks) {
-        rc = HCCL_E_PARA;
-        aclmock_fail(rc, "root %u is out of range for %u ranks", root, c->nranks);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    if (rc == HCCL_SUCCESS && c->rank == root) {
+        rc = hm_chk_ptr(sendBuf, "sendBuf (on the root)");
     }
-    if (rc == HCCL_SUCCESS && c->rank == root && !sendBuf) {
-        rc = HCCL_E_PTR;
-        aclmock_fail(rc, "sendBuf is null on the root");
-    }
+    HM_CHK(rc, hm_chk_op_param(recvCount, dataType, stream));
+    HM_CHK(rc, hm_chk_rank(c, root, "root"));
+    HM_CHK(rc, check_mock(c, stream, dataType, false));
     uint64_t sb = 0, rb = 0;
     if (rc == HCCL_SUCCESS) {
         rc = bytes_of(recvCount, dataType, c->nranks, &sb) && bytes_of(recvCount, dataType, 1, &rb)

@@ -3,51 +3,17 @@
  * BatchSendRecv) and the all-to-all family (AlltoAll, AlltoAllV,
  * AlltoAllVC).
  *
- * Send/Recv pair with the peer's matching call (same count and dtype) at the
- * hub (comm_match.c); a peer out of range is HCCL_E_PARA, and so, in the
- * mock, is the rank itself (no source found either way). The all-to-all
- * calls take one dtype in CANN's signatures twice (send and receive); the
- * mock requires them equal and, for AlltoAll, sendCount == recvCount, since
- * what rank i sends rank j is what j receives from i (HCCL_E_PARA otherwise,
- * docs/mock-conformance.md).
+ * The checks follow hcomm v8.5.0's entry points in their order (cited at
+ * each call; the rules in comm_check.c), then the mock's own. Send/Recv pair
+ * with the peer's matching call (same count and dtype) at the hub
+ * (comm_match.c). The mock adds: a rank is not its own peer, and AlltoAllV
+ * and AlltoAllVC move bytes of one type, so sendType and recvType must be
+ * equal (HCCL_E_PARA; AlltoAll's own entry point already requires it),
+ * docs/mock-conformance.md.
  */
 #include "hccl_mock.h"
 
 #include <stdlib.h>
-
-/* Enters the comm after the pointer checks and the common checks. */
-static HcclResult enter(aclmock_call *call, HcclComm comm, aclrtStream stream, int32_t dtype, hm_comm **c)
-{
-    HcclResult rc;
-    if (!comm) {
-        aclmock_fail(HCCL_E_PTR, "comm is null");
-        return HCCL_E_PTR;
-    }
-    if (!stream) {
-        aclmock_fail(HCCL_E_PTR, "stream is null");
-        return HCCL_E_PTR;
-    }
-    *c = hm_comm_enter(comm, &rc);
-    if (!*c) {
-        return rc;
-    }
-    rc = hm_check(call, *c, stream, dtype);
-    if (rc != HCCL_SUCCESS) {
-        hm_comm_leave(*c);
-        *c = NULL;
-    }
-    return rc;
-}
-
-static HcclResult peer_ok(const hm_comm *c, uint32_t peer, const char *what)
-{
-    if (peer >= c->nranks || peer == c->rank) {
-        aclmock_fail(HCCL_E_PARA, "%s %u is not another rank of the %u (this is rank %u)", what, peer, c->nranks,
-                     c->rank);
-        return HCCL_E_PARA;
-    }
-    return HCCL_SUCCESS;
-}
 
 static void p2p_journal(aclmock_call *call, uint32_t kind, void *buf, uint64_t count, int32_t dtype, uint32_t peer,
                         HcclComm comm, aclrtStream stream)
@@ -63,46 +29,45 @@ static void p2p_journal(aclmock_call *call, uint32_t kind, void *buf, uint64_t c
 static HcclResult p2p(aclmock_call *call, uint32_t kind, void *buf, uint64_t count, int32_t dtype, uint32_t peer,
                       HcclComm comm, aclrtStream stream)
 {
+    bool snd = kind == HK_SEND;
+    /* hcomm HcclSendInner op_base.cc:2152-2160 and HcclRecvInner
+     * :2229-2237, then SendOutPlace / ReceiveOutPlace (hccl_comm.cc:788-789,
+     * 807-808): the peer's range */
     if (count == 0) {
         return HCCL_SUCCESS;
     }
-    if (!buf) {
-        aclmock_fail(HCCL_E_PTR, "%s is null", kind == HK_SEND ? "sendBuf" : "recvBuf");
-        return HCCL_E_PTR;
-    }
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(buf, snd ? "sendBuf" : "recvBuf"));
+    HM_CHK(rc, hm_chk_ptr(stream, "stream"));
+    HM_CHK(rc, hm_chk_count(count, "count"));
+    HM_CHK(rc, hm_chk_dtype(dtype));
     hm_comm *c = NULL;
-    HcclResult rc = enter(call, comm, stream, dtype, &c);
-    if (rc != HCCL_SUCCESS) {
-        return rc;
-    }
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_rank(c, peer, snd ? "destRank" : "srcRank"));
+    HM_CHK(rc, hm_chk_mock_peer(c, peer, snd ? "destRank" : "srcRank"));
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
     uint64_t es = hm_dtype_size(dtype);
-    if ((rc = peer_ok(c, peer, kind == HK_SEND ? "destRank" : "srcRank")) == HCCL_SUCCESS &&
-        count > UINT64_MAX / es) {
-        rc = HCCL_E_PARA;
-        aclmock_fail(rc, "count %llu is too large", (unsigned long long)count);
-    }
     hm_xfer *x = NULL;
     if (rc == HCCL_SUCCESS) {
-        bool snd = kind == HK_SEND;
         x = hm_xfer_new(kind, dtype, 0, peer, count, 0, snd, !snd);
         if (!x) {
-            rc = HCCL_E_MEMORY;
-            aclmock_fail(rc, "out of host memory");
+            rc = (HcclResult)aclmock_fail(HCCL_E_MEMORY, "out of host memory");
         }
     }
     if (x && hm_group_active()) {
         hm_xfer_free(x);
         rc = hm_group_add(c, stream, kind, buf, count, dtype, peer);
     } else if (x) {
-        aclmock_span sp = {buf, count * es, kind == HK_SEND ? ACLMOCK_SPAN_READ : ACLMOCK_SPAN_WRITE,
-                           kind == HK_SEND ? "sendBuf" : "recvBuf"};
-        uint64_t(*piece)[3] = kind == HK_SEND ? x->send : x->recv;
+        aclmock_span sp = {buf, count * es, snd ? ACLMOCK_SPAN_READ : ACLMOCK_SPAN_WRITE, snd ? "sendBuf" : "recvBuf"};
+        uint64_t(*piece)[3] = snd ? x->send : x->recv;
         piece[0][0] = 0;
         piece[0][1] = 0;
         piece[0][2] = count * es;
         rc = hm_enqueue(call, c, stream, &sp, 1, x);
     }
-    hm_comm_leave(c);
+    if (c) {
+        hm_comm_leave(c);
+    }
     return rc;
 }
 
@@ -137,33 +102,42 @@ HM_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *items, uint32_t itemNum
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    if (!items) {
-        return HM_FAIL(HCCL_E_PTR, "sendRecvInfo is null");
-    }
-    if (itemNum == 0) {
-        return HM_FAIL(HCCL_E_PARA, "itemNum is 0");
+    /* hcomm HcclBatchSendRecvInner, op_base.cc:3444-3481: every item's
+     * buffer (even of count 0), dtype, count and remote rank; the mock's
+     * rules on the items (a type of SEND or RECV, not this rank) after all
+     * of them */
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(stream, "stream"));
+    HM_CHK(rc, hm_chk_ptr(items, "sendRecvInfo"));
+    if (rc == HCCL_SUCCESS && itemNum == 0) {
+        return HM_END(HCCL_SUCCESS);
     }
     hm_comm *c = NULL;
-    HcclResult rc = enter(&call_, comm, stream, HCCL_DATA_TYPE_FP32, &c);
-    if (rc != HCCL_SUCCESS) {
-        return HM_END(rc);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    for (uint32_t k = 0; k < itemNum && rc == HCCL_SUCCESS; k++) {
+        const HcclSendRecvItem *it = &items[k];
+        rc = hm_chk_ptr(it->buf, "an item's buf");
+        HM_CHK(rc, hm_chk_dtype(it->dataType));
+        HM_CHK(rc, hm_chk_count(it->count, "an item's count"));
+        HM_CHK(rc, hm_chk_rank(c, it->remoteRank, "an item's remoteRank"));
     }
     uint32_t nsend = 0, nrecv = 0;
     for (uint32_t k = 0; k < itemNum && rc == HCCL_SUCCESS; k++) {
         const HcclSendRecvItem *it = &items[k];
         if (it->sendRecvType != HCCL_SEND && it->sendRecvType != HCCL_RECV) {
-            rc = HCCL_E_PARA;
-            aclmock_fail(rc, "item %u: type %d is neither HCCL_SEND nor HCCL_RECV", k, it->sendRecvType);
-        } else if (!hm_dtype_valid(it->dataType)) {
-            rc = HCCL_E_NOT_SUPPORT;
-            aclmock_fail(rc, "item %u: data type %d is not supported", k, it->dataType);
-        } else if (it->count && !it->buf) {
-            rc = HCCL_E_PTR;
-            aclmock_fail(rc, "item %u: buf is null", k);
-        } else if ((rc = peer_ok(c, it->remoteRank, "remoteRank")) == HCCL_SUCCESS) {
-            nsend += it->sendRecvType == HCCL_SEND;
-            nrecv += it->sendRecvType == HCCL_RECV;
+            rc = (HcclResult)aclmock_fail(HCCL_E_PARA, "item %u: type %d is neither HCCL_SEND nor HCCL_RECV", k,
+                                          it->sendRecvType);
         }
+        HM_CHK(rc, hm_chk_mock_peer(c, it->remoteRank, "an item's remoteRank"));
+        nsend += it->sendRecvType == HCCL_SEND;
+        nrecv += it->sendRecvType == HCCL_RECV;
+    }
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
+    if (rc != HCCL_SUCCESS) {
+        if (c) {
+            hm_comm_leave(c);
+        }
+        return HM_END(rc);
     }
     hm_xfer *x = NULL;
     aclmock_span *spans = NULL;
@@ -199,25 +173,20 @@ HM_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *items, uint32_t itemNum
     return HM_END(rc);
 }
 
-/* AlltoAllV with explicit counts and displacements (elements). */
-static HcclResult alltoallv(aclmock_call *call, const void *sendBuf, const uint64_t *sc, const uint64_t *sd,
-                            int32_t dtype, const void *recvBuf, const uint64_t *rc_, const uint64_t *rd,
-                            HcclComm comm, aclrtStream stream)
+/* Queues an AlltoAllV with explicit counts and displacements (elements) on
+ * the entered comm `c`, after every check but the mock's displacement
+ * bound. */
+static HcclResult alltoallv(aclmock_call *call, hm_comm *c, const void *sendBuf, const uint64_t *sc,
+                            const uint64_t *sd, int32_t dtype, const void *recvBuf, const uint64_t *rc_,
+                            const uint64_t *rd, aclrtStream stream)
 {
-    hm_comm *c = NULL;
-    HcclResult rc = enter(call, comm, stream, dtype, &c);
-    if (rc != HCCL_SUCCESS) {
-        return rc;
-    }
     uint32_t n = c->nranks;
     uint64_t es = hm_dtype_size(dtype);
     uint64_t send_end = 0, recv_end = 0;
     for (uint32_t j = 0; j < n; j++) {
-        if (sc[j] > (UINT64_MAX / es) / 4 || sd[j] > (UINT64_MAX / es) / 4 || rc_[j] > (UINT64_MAX / es) / 4 ||
-            rd[j] > (UINT64_MAX / es) / 4) {
-            hm_comm_leave(c);
-            aclmock_fail(HCCL_E_PARA, "count or displacement %u is too large", j);
-            return HCCL_E_PARA;
+        /* the mock's bound (the sources do not check displacements) */
+        if (sd[j] > (UINT64_MAX / es) / 4 || rd[j] > (UINT64_MAX / es) / 4) {
+            return (HcclResult)aclmock_fail(HCCL_E_PARA, "displacement %u is too large", j);
         }
         if (sc[j] && sd[j] + sc[j] > send_end) {
             send_end = sd[j] + sc[j];
@@ -226,16 +195,9 @@ static HcclResult alltoallv(aclmock_call *call, const void *sendBuf, const uint6
             recv_end = rd[j] + rc_[j];
         }
     }
-    if ((send_end && !sendBuf) || (recv_end && !recvBuf)) {
-        hm_comm_leave(c);
-        aclmock_fail(HCCL_E_PTR, "%s is null", send_end && !sendBuf ? "sendBuf" : "recvBuf");
-        return HCCL_E_PTR;
-    }
     hm_xfer *x = hm_xfer_new(HK_ALLTOALLV, dtype, 0, 0, 0, 4 * n, n, n);
     if (!x) {
-        hm_comm_leave(c);
-        aclmock_fail(HCCL_E_MEMORY, "out of host memory");
-        return HCCL_E_MEMORY;
+        return (HcclResult)aclmock_fail(HCCL_E_MEMORY, "out of host memory");
     }
     for (uint32_t j = 0; j < n; j++) {
         x->aux[j] = sc[j];
@@ -251,18 +213,32 @@ static HcclResult alltoallv(aclmock_call *call, const void *sendBuf, const uint6
     }
     aclmock_span spans[2] = {{sendBuf, send_end * es, ACLMOCK_SPAN_READ, "sendBuf"},
                              {recvBuf, recv_end * es, ACLMOCK_SPAN_WRITE, "recvBuf"}};
-    rc = hm_enqueue(call, c, stream, spans, 2, x);
-    hm_comm_leave(c);
-    return rc;
+    return hm_enqueue(call, c, stream, spans, 2, x);
 }
 
+/* The mock's rule for AlltoAllV and AlltoAllVC: one type (it moves bytes). */
 static HcclResult same_types(int32_t s, int32_t r)
 {
     if (s != r) {
-        aclmock_fail(HCCL_E_PARA, "sendType %d and recvType %d differ (the mock moves bytes of one type)", s, r);
-        return HCCL_E_PARA;
+        return (HcclResult)aclmock_fail(
+            HCCL_E_PARA, "sendType %d and recvType %d differ (the mock moves bytes of one type)", s, r);
     }
     return HCCL_SUCCESS;
+}
+
+/* The buffer checks of HcomCheckAlltoAllVExternalMem (hcomm
+ * param_check.cc:164-222) and of its VC twin (:224-261) after their count
+ * checks: not one buffer for both, then a buffer where something moves. */
+static HcclResult external_mem(const void *sendBuf, bool has_send, const void *recvBuf, bool has_recv)
+{
+    if (sendBuf && recvBuf && sendBuf == recvBuf) {
+        return (HcclResult)aclmock_fail(HCCL_E_PARA, "sendBuf and recvBuf cannot be the same buffer");
+    }
+    HcclResult rc = has_send ? hm_chk_ptr(sendBuf, "sendBuf") : HCCL_SUCCESS;
+    if (rc == HCCL_SUCCESS && has_recv) {
+        rc = hm_chk_ptr(recvBuf, "recvBuf");
+    }
+    return rc;
 }
 
 HM_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, const void *sdispls,
@@ -279,12 +255,31 @@ HM_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, 
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    if (!sendCounts || !sdispls || !recvCounts || !rdispls) {
-        return HM_FAIL(HCCL_E_PTR, "a count or displacement array is null");
+    /* hcomm HcclAlltoAllVInner, op_base.cc:2661-2688, with
+     * HcomCheckAlltoAllVExternalMem (param_check.cc:164-222: the buffers
+     * first, then the send counts, then the receive counts) */
+    HcclResult rc = hm_chk_ptr(sendCounts, "sendCounts");
+    HM_CHK(rc, hm_chk_ptr(sdispls, "sdispls"));
+    HM_CHK(rc, hm_chk_ptr(recvCounts, "recvCounts"));
+    HM_CHK(rc, hm_chk_ptr(rdispls, "rdispls"));
+    HM_CHK(rc, hm_chk_ptr(stream, "stream"));
+    HM_CHK(rc, hm_chk_ptr(comm, "comm"));
+    hm_comm *c = NULL;
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    if (rc == HCCL_SUCCESS && sendBuf && recvBuf && sendBuf == recvBuf) {
+        rc = external_mem(sendBuf, false, recvBuf, false);
     }
-    HcclResult rc = same_types(sendType, recvType);
-    if (rc == HCCL_SUCCESS) {
-        rc = alltoallv(&call_, sendBuf, sendCounts, sdispls, sendType, recvBuf, recvCounts, rdispls, comm, stream);
+    uint64_t send_total = 0, recv_total = 0;
+    HM_CHK(rc, hm_chk_counts(sendCounts, c->nranks, "sendCounts", &send_total));
+    HM_CHK(rc, hm_chk_counts(recvCounts, c->nranks, "recvCounts", &recv_total));
+    HM_CHK(rc, external_mem(sendBuf, send_total > 0, recvBuf, recv_total > 0));
+    HM_CHK(rc, hm_chk_op_param(0, sendType, stream));
+    HM_CHK(rc, hm_chk_dtype(recvType));
+    HM_CHK(rc, same_types(sendType, recvType));
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
+    HM_CHK(rc, alltoallv(&call_, c, sendBuf, sendCounts, sdispls, sendType, recvBuf, recvCounts, rdispls, stream));
+    if (c) {
+        hm_comm_leave(c);
     }
     return HM_END(rc);
 }
@@ -304,32 +299,48 @@ HM_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclD
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    HcclResult rc = same_types(sendType, recvType);
+    /* hcomm HcclAlltoAllInner, op_base.cc:2569-2601 */
+    if (sendCount == 0 && recvCount == 0) {
+        return HM_END(HCCL_SUCCESS);
+    }
+    HcclResult rc = hm_chk_ptr(sendBuf, "sendBuf");
+    HM_CHK(rc, hm_chk_ptr(recvBuf, "recvBuf"));
     if (rc == HCCL_SUCCESS && sendCount != recvCount) {
-        return HM_FAIL(HCCL_E_PARA, "sendCount %llu and recvCount %llu differ", (unsigned long long)sendCount,
-                       (unsigned long long)recvCount);
+        rc = (HcclResult)aclmock_fail(HCCL_E_PARA, "sendCount %llu and recvCount %llu differ",
+                                      (unsigned long long)sendCount, (unsigned long long)recvCount);
     }
-    if (rc != HCCL_SUCCESS || sendCount == 0) {
-        return HM_END(rc);
+    if (rc == HCCL_SUCCESS && sendType != recvType) {
+        rc = (HcclResult)aclmock_fail(HCCL_E_PARA, "sendType %d and recvType %d differ", sendType, recvType);
     }
-    /* uniform counts as V arrays: block j of the send buffer goes to rank j */
+    HM_CHK(rc, hm_chk_ptr(stream, "stream"));
+    HM_CHK(rc, hm_chk_ptr(comm, "comm"));
+    HM_CHK(rc, external_mem(sendBuf, false, recvBuf, false));
     hm_comm *c = NULL;
-    rc = enter(&call_, comm, stream, sendType, &c);
-    if (rc != HCCL_SUCCESS) {
-        return HM_END(rc);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(0, sendType, stream));
+    HM_CHK(rc, hm_chk_dtype(recvType));
+    /* the mock's bound on the counts (the sources check none here) */
+    if (rc == HCCL_SUCCESS && sendCount > UINT64_MAX / 16 / c->nranks) {
+        rc = (HcclResult)aclmock_fail(HCCL_E_PARA, "sendCount %llu is too large", (unsigned long long)sendCount);
     }
-    uint32_t n = c->nranks;
-    hm_comm_leave(c);
-    uint64_t *arr = calloc(4 * (size_t)n, sizeof(uint64_t));
-    if (!arr) {
-        return HM_FAIL(HCCL_E_MEMORY, "out of host memory");
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
+    /* uniform counts as V arrays: block j of the send buffer goes to rank j */
+    uint64_t *arr = NULL;
+    if (rc == HCCL_SUCCESS && !(arr = calloc(4 * (size_t)c->nranks, sizeof(uint64_t)))) {
+        rc = (HcclResult)aclmock_fail(HCCL_E_MEMORY, "out of host memory");
     }
-    for (uint32_t j = 0; j < n; j++) {
-        arr[j] = arr[2 * n + j] = sendCount;
-        arr[n + j] = arr[3 * n + j] = (uint64_t)j * sendCount;
+    if (rc == HCCL_SUCCESS) {
+        uint32_t n = c->nranks;
+        for (uint32_t j = 0; j < n; j++) {
+            arr[j] = arr[2 * n + j] = sendCount;
+            arr[n + j] = arr[3 * n + j] = (uint64_t)j * sendCount;
+        }
+        rc = alltoallv(&call_, c, sendBuf, arr, arr + n, sendType, recvBuf, arr + 2 * n, arr + 3 * n, stream);
     }
-    rc = alltoallv(&call_, sendBuf, arr, arr + n, sendType, recvBuf, arr + 2 * n, arr + 3 * n, comm, stream);
     free(arr);
+    if (c) {
+        hm_comm_leave(c);
+    }
     return HM_END(rc);
 }
 
@@ -345,36 +356,55 @@ HM_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCountMa
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    if (!sendCountMatrix) {
-        return HM_FAIL(HCCL_E_PTR, "sendCountMatrix is null");
-    }
-    HcclResult rc = same_types(sendType, recvType);
+    /* hcomm HcclAlltoAllVCInner, op_base.cc:2764-2782, with
+     * HcomCheckAlltoAllVCExternalMem (param_check.cc:224-261): this rank's
+     * row of counts; the stream only in HcomCheckOpParam */
+    HcclResult rc = hm_chk_ptr(sendCountMatrix, "sendCountMatrix");
+    HM_CHK(rc, hm_chk_ptr(comm, "comm"));
     hm_comm *c = NULL;
-    if (rc == HCCL_SUCCESS) {
-        rc = enter(&call_, comm, stream, sendType, &c);
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    if (rc == HCCL_SUCCESS && sendBuf && recvBuf && sendBuf == recvBuf) {
+        rc = external_mem(sendBuf, false, recvBuf, false);
     }
-    if (rc != HCCL_SUCCESS) {
-        return HM_END(rc);
+    const uint64_t *m = sendCountMatrix;
+    uint32_t n = c ? c->nranks : 0, me = c ? c->rank : 0;
+    bool has_send = false, has_recv = false;
+    for (uint32_t j = 0; j < n && rc == HCCL_SUCCESS; j++) {
+        rc = hm_chk_count(m[(size_t)me * n + j], "sendCountMatrix[rank][j]");
+        has_send = has_send || m[(size_t)me * n + j] != 0;
+        has_recv = has_recv || m[(size_t)j * n + me] != 0;
     }
-    uint32_t n = c->nranks, me = c->rank;
-    hm_comm_leave(c);
+    HM_CHK(rc, external_mem(sendBuf, has_send, recvBuf, has_recv));
+    HM_CHK(rc, hm_chk_op_param(0, sendType, stream));
+    HM_CHK(rc, hm_chk_dtype(recvType));
+    HM_CHK(rc, same_types(sendType, recvType));
+    /* the mock's bound on the column it receives (the sources check only
+     * this rank's row) */
+    for (uint32_t j = 0; j < n && rc == HCCL_SUCCESS; j++) {
+        rc = hm_chk_count(m[(size_t)j * n + me], "sendCountMatrix[j][rank]");
+    }
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
     /* matrix[i][j]: what rank i sends rank j; this rank sends row `me`,
      * receives column `me`, both packed in rank order */
-    const uint64_t *m = sendCountMatrix;
-    uint64_t *arr = calloc(4 * (size_t)n, sizeof(uint64_t));
-    if (!arr) {
-        return HM_FAIL(HCCL_E_MEMORY, "out of host memory");
+    uint64_t *arr = NULL;
+    if (rc == HCCL_SUCCESS && !(arr = calloc(4 * (size_t)n, sizeof(uint64_t)))) {
+        rc = (HcclResult)aclmock_fail(HCCL_E_MEMORY, "out of host memory");
     }
-    uint64_t so = 0, ro = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        arr[j] = m[(size_t)me * n + j];
-        arr[n + j] = so;
-        so += arr[j];
-        arr[2 * n + j] = m[(size_t)j * n + me];
-        arr[3 * n + j] = ro;
-        ro += arr[2 * n + j];
+    if (rc == HCCL_SUCCESS) {
+        uint64_t so = 0, ro = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            arr[j] = m[(size_t)me * n + j];
+            arr[n + j] = so;
+            so += arr[j];
+            arr[2 * n + j] = m[(size_t)j * n + me];
+            arr[3 * n + j] = ro;
+            ro += arr[2 * n + j];
+        }
+        rc = alltoallv(&call_, c, sendBuf, arr, arr + n, sendType, recvBuf, arr + 2 * n, arr + 3 * n, stream);
     }
-    rc = alltoallv(&call_, sendBuf, arr, arr + n, sendType, recvBuf, arr + 2 * n, arr + 3 * n, comm, stream);
     free(arr);
+    if (c) {
+        hm_comm_leave(c);
+    }
     return HM_END(rc);
 }

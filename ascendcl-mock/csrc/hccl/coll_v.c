@@ -1,43 +1,22 @@
 /*
  * coll_v.c: libhccl.so's collectives with a count per rank: AllGatherV and
  * ReduceScatterV. Counts and displacements are arrays of rankSize uint64_t
- * elements; every rank must pass the same counts (the hub checks, and that
- * rank i's own count is the i-th: comm_match_v.c).
+ * elements. The call checks them as hcomm v8.5.0 does (cited below; the
+ * rules in comm_check.c), this rank's own count included; that every rank
+ * passes the same counts can only be seen by the hub (comm_match_v.c).
  */
 #include "hccl_mock.h"
 
 #include <stdlib.h>
 
-static HcclResult enter(aclmock_call *call, HcclComm comm, aclrtStream stream, int32_t dtype, hm_comm **c)
-{
-    HcclResult rc;
-    if (!comm) {
-        aclmock_fail(HCCL_E_PTR, "comm is null");
-        return HCCL_E_PTR;
-    }
-    if (!stream) {
-        aclmock_fail(HCCL_E_PTR, "stream is null");
-        return HCCL_E_PTR;
-    }
-    *c = hm_comm_enter(comm, &rc);
-    if (!*c) {
-        return rc;
-    }
-    rc = hm_check(call, *c, stream, dtype);
-    if (rc != HCCL_SUCCESS) {
-        hm_comm_leave(*c);
-        *c = NULL;
-    }
-    return rc;
-}
-
-/* The end (elements) of the blocks counts[j] at displs[j], or false. */
+/* The end (elements) of the blocks counts[j] at displs[j], or false (the
+ * mock's bound: the sources do not check displacements). */
 static bool extent(const uint64_t *counts, const uint64_t *displs, uint32_t n, uint64_t es, uint64_t *end)
 {
     *end = 0;
     for (uint32_t j = 0; j < n; j++) {
-        if (counts[j] > (UINT64_MAX / es) / 4 || displs[j] > (UINT64_MAX / es) / 4) {
-            aclmock_fail(HCCL_E_PARA, "count or displacement %u is too large", j);
+        if (displs[j] > (UINT64_MAX / es) / 4) {
+            aclmock_fail(HCCL_E_PARA, "displacement %u is too large", j);
             return false;
         }
         if (counts[j] && displs[j] + counts[j] > *end) {
@@ -60,27 +39,40 @@ HM_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *rec
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    if (!recvCounts || !recvDispls) {
-        return HM_FAIL(HCCL_E_PTR, "%s is null", recvCounts ? "recvDispls" : "recvCounts");
+    /* hcomm HcclAllGatherVInner, op_base.cc:2033-2109: nothing to gather
+     * succeeds after the count checks; this rank's own count must be
+     * sendCount */
+    HcclResult rc = hm_chk_ptr(recvCounts, "recvCounts");
+    HM_CHK(rc, hm_chk_ptr(recvDispls, "recvDispls"));
+    HM_CHK(rc, hm_chk_ptr(comm, "comm"));
+    HM_CHK(rc, hm_chk_ptr(stream, "stream"));
+    if (rc == HCCL_SUCCESS && sendCount > 0) {
+        rc = hm_chk_ptr(sendBuf, "sendBuf");
     }
     hm_comm *c = NULL;
-    HcclResult rc = enter(&call_, comm, stream, dataType, &c);
-    if (rc != HCCL_SUCCESS) {
-        return HM_END(rc);
-    }
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(sendCount, dataType, stream));
     const uint64_t *rcnt = recvCounts, *rdsp = recvDispls;
-    uint32_t n = c->nranks;
+    uint64_t total = 0;
+    HM_CHK(rc, hm_chk_counts(rcnt, c->nranks, "recvCounts", &total));
+    if (rc == HCCL_SUCCESS && total == 0) {
+        hm_comm_leave(c);
+        return HM_END(HCCL_SUCCESS);
+    }
+    HM_CHK(rc, hm_chk_ptr(recvBuf, "recvBuf"));
+    if (rc == HCCL_SUCCESS && sendCount != rcnt[c->rank]) {
+        rc = (HcclResult)aclmock_fail(HCCL_E_PARA, "sendCount %llu is not recvCounts[%u] %llu",
+                                      (unsigned long long)sendCount, c->rank, (unsigned long long)rcnt[c->rank]);
+    }
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
+    uint32_t n = c ? c->nranks : 0;
     uint64_t es = hm_dtype_size(dataType), end = 0;
-    if (!extent(rcnt, rdsp, n, es, &end) || sendCount > (UINT64_MAX / es) / 4) {
+    if (rc == HCCL_SUCCESS && !extent(rcnt, rdsp, n, es, &end)) {
         rc = HCCL_E_PARA;
-    } else if ((sendCount && !sendBuf) || (end && !recvBuf)) {
-        rc = HCCL_E_PTR;
-        aclmock_fail(rc, "%s is null", sendCount && !sendBuf ? "sendBuf" : "recvBuf");
     }
     hm_xfer *x = NULL;
     if (rc == HCCL_SUCCESS && !(x = hm_xfer_new(HK_ALLGATHERV, dataType, 0, 0, sendCount, 2 * n, 1, n))) {
-        rc = HCCL_E_MEMORY;
-        aclmock_fail(rc, "out of host memory");
+        rc = (HcclResult)aclmock_fail(HCCL_E_MEMORY, "out of host memory");
     }
     if (x) {
         x->send[0][0] = 0;
@@ -96,7 +88,9 @@ HM_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *rec
                                  {recvBuf, end * es, ACLMOCK_SPAN_WRITE, "recvBuf"}};
         rc = hm_enqueue(&call_, c, stream, spans, 2, x);
     }
-    hm_comm_leave(c);
+    if (c) {
+        hm_comm_leave(c);
+    }
     return HM_END(rc);
 }
 
@@ -115,34 +109,42 @@ HM_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, c
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    if (!sendCounts || !sendDispls) {
-        return HM_FAIL(HCCL_E_PTR, "%s is null", sendCounts ? "sendDispls" : "sendCounts");
+    /* hcomm HcclReduceScatterVInner, op_base.cc:1709-1785: nothing to reduce
+     * succeeds after the count checks; this rank's own count must be
+     * recvCount; then ReduceScatterVOutPlace (hccl_comm.cc:674-675) */
+    HcclResult rc = hm_chk_ptr(sendCounts, "sendCounts");
+    HM_CHK(rc, hm_chk_ptr(sendDispls, "sendDispls"));
+    HM_CHK(rc, hm_chk_ptr(comm, "comm"));
+    if (rc == HCCL_SUCCESS && recvCount > 0) {
+        rc = hm_chk_ptr(recvBuf, "recvBuf");
     }
     hm_comm *c = NULL;
-    HcclResult rc = enter(&call_, comm, stream, dataType, &c);
-    if (rc != HCCL_SUCCESS) {
-        return HM_END(rc);
-    }
-    if (!hm_op_valid(op)) {
-        rc = HCCL_E_PARA;
-        aclmock_fail(rc, "reduction op %d is not SUM, PROD, MAX or MIN", op);
-    } else if (!hm_can_reduce(dataType)) {
-        rc = HCCL_E_NOT_SUPPORT;
-        aclmock_fail(rc, "%s does not reduce", hm_dtype_name(dataType));
-    }
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_op_param(recvCount, dataType, stream));
+    HM_CHK(rc, hm_chk_reduction(dataType, op));
     const uint64_t *scnt = sendCounts, *sdsp = sendDispls;
-    uint32_t n = c->nranks;
+    uint64_t total = 0;
+    HM_CHK(rc, hm_chk_counts(scnt, c->nranks, "sendCounts", &total));
+    if (rc == HCCL_SUCCESS && total == 0) {
+        hm_comm_leave(c);
+        return HM_END(HCCL_SUCCESS);
+    }
+    HM_CHK(rc, hm_chk_ptr(sendBuf, "sendBuf"));
+    if (rc == HCCL_SUCCESS && recvCount != scnt[c->rank]) {
+        rc = (HcclResult)aclmock_fail(HCCL_E_PARA, "recvCount %llu is not sendCounts[%u] %llu",
+                                      (unsigned long long)recvCount, c->rank, (unsigned long long)scnt[c->rank]);
+    }
+    HM_CHK(rc, hm_chk_reduce_dtype(dataType));
+    HM_CHK(rc, hm_chk_mock_reduce(dataType));
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
+    uint32_t n = c ? c->nranks : 0;
     uint64_t es = hm_dtype_size(dataType), end = 0;
-    if (rc == HCCL_SUCCESS && (!extent(scnt, sdsp, n, es, &end) || recvCount > (UINT64_MAX / es) / 4)) {
+    if (rc == HCCL_SUCCESS && !extent(scnt, sdsp, n, es, &end)) {
         rc = HCCL_E_PARA;
-    } else if (rc == HCCL_SUCCESS && ((end && !sendBuf) || (recvCount && !recvBuf))) {
-        rc = HCCL_E_PTR;
-        aclmock_fail(rc, "%s is null", end && !sendBuf ? "sendBuf" : "recvBuf");
     }
     hm_xfer *x = NULL;
     if (rc == HCCL_SUCCESS && !(x = hm_xfer_new(HK_REDUCE_SCATTERV, dataType, op, 0, recvCount, 2 * n, n, 1))) {
-        rc = HCCL_E_MEMORY;
-        aclmock_fail(rc, "out of host memory");
+        rc = (HcclResult)aclmock_fail(HCCL_E_MEMORY, "out of host memory");
     }
     if (x) {
         for (uint32_t j = 0; j < n; j++) {
@@ -158,6 +160,8 @@ HM_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, c
                                  {recvBuf, recvCount * es, ACLMOCK_SPAN_WRITE, "recvBuf"}};
         rc = hm_enqueue(&call_, c, stream, spans, 2, x);
     }
-    hm_comm_leave(c);
+    if (c) {
+        hm_comm_leave(c);
+    }
     return HM_END(rc);
 }

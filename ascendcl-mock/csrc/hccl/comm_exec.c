@@ -68,34 +68,6 @@ void hm_journal_comm(aclmock_call *call, HcclComm comm)
     aclmock_arg_str(call, "comm", buf);
 }
 
-HcclResult hm_check(aclmock_call *call, hm_comm *c, aclrtStream stream, int32_t dtype)
-{
-    (void)call;
-    /* hcomm op_base.cc HcclAllReduceInner: CHK_PTR_NULL(stream) -> E_PTR;
-     * hccl src/common/param_check.cc:101-108: unknown dtype -> E_NOT_SUPPORT */
-    if (!stream) {
-        aclmock_fail(HCCL_E_PTR, "stream is null");
-        return HCCL_E_PTR;
-    }
-    if (!hm_dtype_valid(dtype)) {
-        aclmock_fail(HCCL_E_NOT_SUPPORT, "data type %d is not supported", dtype);
-        return HCCL_E_NOT_SUPPORT;
-    }
-    int32_t dev = -1;
-    if (aclmock_stream_device(stream, &dev) != 0) {
-        aclmock_fail(HCCL_E_RUNTIME, "the stream is not a valid stream (the runtime refused it)");
-        return HCCL_E_RUNTIME;
-    }
-    /* The mock's rule, not found in the sources: a communicator's work runs
-     * on its own device, so a stream of another device is refused. */
-    if (dev != c->device) {
-        aclmock_fail(HCCL_E_PARA, "the stream belongs to device %d but the communicator (rank %u) to device %d",
-                     dev, c->rank, c->device);
-        return HCCL_E_PARA;
-    }
-    return HCCL_SUCCESS;
-}
-
 static void job_release(void *p)
 {
     hm_job *j = p;

@@ -93,19 +93,15 @@ HM_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    /* hcomm op_base.cc HcclBarrier: CHK_PTR_NULL(comm), CHK_PTR_NULL(stream) */
-    if (!comm) {
-        return HM_FAIL(HCCL_E_PTR, "comm is null");
-    }
-    if (!stream) {
-        return HM_FAIL(HCCL_E_PTR, "stream is null");
-    }
-    HcclResult rc;
-    hm_comm *c = hm_comm_enter(comm, &rc);
+    /* hcomm HcclBarrier, op_base_host.cc:166-167 */
+    HcclResult rc = hm_chk_ptr(comm, "comm");
+    HM_CHK(rc, hm_chk_ptr(stream, "stream"));
+    hm_comm *c = NULL;
+    HM_CHK(rc, hm_chk_enter(comm, &c));
+    HM_CHK(rc, hm_chk_mock_stream(c, stream));
     if (!c) {
         return HM_END(rc);
     }
-    rc = hm_check(&call_, c, stream, HCCL_DATA_TYPE_FP32);
     hm_xfer *x = rc == HCCL_SUCCESS ? hm_xfer_new(HK_BARRIER, HCCL_DATA_TYPE_FP32, 0, 0, 0, 0, 0, 0) : NULL;
     if (rc == HCCL_SUCCESS && !x) {
         rc = HCCL_E_MEMORY;

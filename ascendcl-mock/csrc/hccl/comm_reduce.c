@@ -5,13 +5,15 @@
  * hccl src/common/param_check.cc:63-77 (int8..uint64, fp16, fp32, fp64,
  * bf16, int128); anything else is HCCL_E_NOT_SUPPORT (:101-108). int128
  * moves but does not reduce in the mock (no C type for it on every target;
- * see docs/mock-conformance.md).
+ * see docs/mock-conformance.md). What reduces is what hcomm's checks let
+ * through on an Ascend 910B (comm_check.c): int8, int16, int32, int64, fp16,
+ * fp32, bf16; unsigned integers and fp64 are refused at the call.
  *
  * Reductions run in rank order (rank 0's value, then rank 1's, ...), so the
  * result is deterministic and the same bits reach every rank. Integers wrap
  * on overflow (two's complement, computed unsigned). f16 and bf16 are
  * widened to f32, reduced in f32 across all ranks, and rounded once per
- * element to nearest even. f32 and f64 reduce in their own precision.
+ * element to nearest even. f32 reduces in its own precision.
  */
 #include "hccl_mock.h"
 
@@ -47,7 +49,19 @@ bool hm_dtype_valid(int32_t dt) { return hm_dtype_size(dt) != 0; }
 
 bool hm_op_valid(int32_t op) { return op >= HCCL_REDUCE_SUM && op <= HCCL_REDUCE_MIN; }
 
-bool hm_can_reduce(int32_t dt) { return hm_dtype_valid(dt) && dt != HCCL_DATA_TYPE_INT128; }
+bool hm_can_reduce(int32_t dt)
+{
+    switch (dt) {
+    case HCCL_DATA_TYPE_INT8:
+    case HCCL_DATA_TYPE_INT16:
+    case HCCL_DATA_TYPE_INT32:
+    case HCCL_DATA_TYPE_INT64:
+    case HCCL_DATA_TYPE_FP16:
+    case HCCL_DATA_TYPE_FP32:
+    case HCCL_DATA_TYPE_BFP16: return true;
+    default: return false;
+    }
+}
 
 const char *hm_dtype_name(int32_t dt)
 {
@@ -116,12 +130,7 @@ void hm_reduce_into(int32_t dt, int32_t op, void *acc, const void *src, uint64_t
     case HCCL_DATA_TYPE_INT16: RED_INT(int16_t, uint16_t); break;
     case HCCL_DATA_TYPE_INT32: RED_INT(int32_t, uint32_t); break;
     case HCCL_DATA_TYPE_INT64: RED_INT(int64_t, uint64_t); break;
-    case HCCL_DATA_TYPE_UINT8: RED_INT(uint8_t, uint8_t); break;
-    case HCCL_DATA_TYPE_UINT16: RED_INT(uint16_t, uint16_t); break;
-    case HCCL_DATA_TYPE_UINT32: RED_INT(uint32_t, uint32_t); break;
-    case HCCL_DATA_TYPE_UINT64: RED_INT(uint64_t, uint64_t); break;
     case HCCL_DATA_TYPE_FP32: RED_FLT(float); break;
-    case HCCL_DATA_TYPE_FP64: RED_FLT(double); break;
     default: break;
     }
 }

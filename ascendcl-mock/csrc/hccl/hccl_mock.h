@@ -218,10 +218,30 @@ typedef struct hm_xfer {
     uint64_t (*recv)[3];
 } hm_xfer;
 
-/* Common argument checks of a collective, inside the call: comm (entered),
- * stream (non-null, same device as the comm), count, dtype. Returns
- * HCCL_SUCCESS or the code; the message is set. */
-HM_INTERNAL HcclResult hm_check(aclmock_call *call, hm_comm *c, aclrtStream stream, int32_t dtype);
+/* The argument checks of the collectives (comm_check.c): each returns
+ * HCCL_SUCCESS or the code, with the message set. The sources' rules, in the
+ * words of hcomm v8.5.0 (cited in comm_check.c): */
+HM_INTERNAL HcclResult hm_chk_ptr(const void *p, const char *what);             /* CHK_PTR_NULL */
+HM_INTERNAL HcclResult hm_chk_count(uint64_t count, const char *what);          /* HcomCheckCount */
+HM_INTERNAL HcclResult hm_chk_dtype(int32_t dtype);                             /* HcomCheckDataType */
+HM_INTERNAL HcclResult hm_chk_op_param(uint64_t count, int32_t dtype, aclrtStream stream); /* HcomCheckOpParam */
+HM_INTERNAL HcclResult hm_chk_reduction(int32_t dtype, int32_t op); /* HcomCheckReductionOp, HcomCheckReduceDataType */
+HM_INTERNAL HcclResult hm_chk_reduce_dtype(int32_t dtype);          /* CheckDataType(needReduce = true) */
+HM_INTERNAL HcclResult hm_chk_rank(const hm_comm *c, uint32_t rank, const char *what); /* HcomCheckUserRank */
+/* every count of a V array, and their sum in *total */
+HM_INTERNAL HcclResult hm_chk_counts(const uint64_t *counts, uint32_t n, const char *what, uint64_t *total);
+/* The mock's: the live comm behind a handle, entered (hm_comm_leave it) */
+HM_INTERNAL HcclResult hm_chk_enter(HcclComm comm, hm_comm **c);
+HM_INTERNAL HcclResult hm_chk_mock_reduce(int32_t dtype);                     /* int128 does not reduce */
+HM_INTERNAL HcclResult hm_chk_mock_stream(const hm_comm *c, aclrtStream stream); /* the comm's device */
+HM_INTERNAL HcclResult hm_chk_mock_peer(const hm_comm *c, uint32_t peer, const char *what); /* not itself */
+/* Chains checks: runs `expr` only while `rc` is HCCL_SUCCESS. */
+#define HM_CHK(rc, expr)                                                                                        \
+    do {                                                                                                        \
+        if ((rc) == HCCL_SUCCESS) {                                                                             \
+            (rc) = (expr);                                                                                      \
+        }                                                                                                       \
+    } while (0)
 /* Queues the exchange `x` (taken over, freed in every case) on `stream`:
  * spans[0..nspans) are the device buffers (READ for send, WRITE for
  * receive). HCCL_SUCCESS or an error. */

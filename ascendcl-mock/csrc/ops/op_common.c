@@ -174,6 +174,19 @@ bool check_len(ph1 *p, const aclIntArray *a, const char *name, uint64_t n1, int6
 
 double *dzeros(int64_t n) { return n > 0 ? calloc((size_t)n, sizeof(double)) : NULL; }
 
+void mk_index_misuse(const char *fmt, ...)
+{
+    char detail[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    /* kernels run on the stream worker without the mock's lock */
+    aclmock_lock();
+    aclmock_misuse(ACLMOCK_MISUSE_OUT_OF_BOUNDS, "%s", detail);
+    aclmock_unlock();
+}
+
 bool invalid(ph1 *p, const char *fmt, ...)
 {
     if (p->rc) {

@@ -160,6 +160,12 @@ static inline mk_view as_nchw(const mk_view *v)
 }
 /* A zeroed array of n doubles (calloc; NULL on OOM or n <= 0). */
 double *dzeros(int64_t n);
+/* An index read from device data (an nll_loss target, a max-pool index)
+ * outside the range its kernel may address: on a card the kernel would read
+ * or write out of bounds. Counted as misuse (OUT_OF_BOUNDS, which
+ * ASCENDCL_MOCK_ABORT_ON_MISUSE turns into an abort); the mock's kernel
+ * skips the index. Called from a kernel (takes the mock's lock). */
+void mk_index_misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Normalizes a possibly negative dim against nd (nd 0 counts as 1). */
 bool norm_dim(int64_t dim, uint32_t nd, uint32_t *out);
 

@@ -17,7 +17,12 @@
  * untouched.
  * mean = sum(w[t]·loss) / sum(w[t]) over the non-ignored targets, PyTorch's
  * rule (aclnn-facts.md "Mock notes"). A target outside [0, C) that is not
- * ignoreIndex gives nan (the device's result is undefined).
+ * ignoreIndex is outside the documented range (ops-nn v8.5.0
+ * loss/nll_loss/docs/aclnnNLLLoss.md:106: [0, C - 1]); a card's kernel
+ * indexes weight and self with it (op_kernel/arch35/nll_loss_simt.h:46-48,
+ * 78-80: an assertion, then the reads), so it may read out of bounds. The
+ * mock counts it as misuse (mk_index_misuse) and reads nothing for it: the
+ * forward's loss is nan, the backward leaves the row's gradient zero.
  */
 #include "op_internal.h"
 
@@ -37,6 +42,14 @@ static int64_t x_off(const mk_view *x, int64_t n, int64_t c)
 
 static int64_t t_off(const mk_view *t, int64_t n) { return t->ndim ? n * t->strides[0] : 0; }
 
+/* Counts the targets outside [0, C) that are not ignoreIndex as misuse. */
+static void bad_targets(const char *op, int64_t bad, int64_t n, int64_t c, int64_t C, int64_t ignore)
+{
+    mk_index_misuse("%s: %lld target(s) outside [0, %lld) and not ignoreIndex %lld (first: %lld, of sample %lld); "
+                    "a card may read out of bounds",
+                    op, (long long)bad, (long long)C, (long long)ignore, (long long)c, (long long)n);
+}
+
 static void k_nll_loss(const mk_job *j, void *const *bufs)
 {
     const mk_view *x = &j->slot[j->ip[IP_X]], *t = &j->slot[j->ip[IP_T]], *w = &j->slot[j->ip[IP_W]];
@@ -46,12 +59,17 @@ static void k_nll_loss(const mk_job *j, void *const *bufs)
     int64_t N = x->ndim == 2 ? x->dims[0] : 1, C = x->dims[x->ndim - 1];
     int64_t red = j->ip[IP_RED], ignore = j->ip[IP_IGNORE];
     double sum = 0.0, wsum = 0.0;
+    int64_t bad = 0, first = 0, first_c = 0;
     for (int64_t n = 0; n < N; n++) {
         int64_t c = mk_ldi(tb, t->dtype, t_off(t, n));
         double loss = 0.0, wc = 0.0;
         if (c != ignore) {
             if (c < 0 || c >= C) {
                 loss = NAN;
+                if (bad++ == 0) {
+                    first = n;
+                    first_c = c;
+                }
             } else {
                 wc = mk_ldd(wb, w->dtype, c * w->strides[0]);
                 loss = -wc * mk_ldd(xb, x->dtype, x_off(x, n, c));
@@ -68,6 +86,9 @@ static void k_nll_loss(const mk_job *j, void *const *bufs)
     }
     if (twb && red != RED_NONE) {
         mk_std(twb, tw->dtype, 0, wsum);
+    }
+    if (bad) {
+        bad_targets("aclnnNLLLoss", bad, first, first_c, C, ignore);
     }
 }
 
@@ -86,10 +107,17 @@ static void k_nll_loss_backward(const mk_job *j, void *const *bufs)
     int64_t red = j->ip[IP_RED], ignore = j->ip[IP_IGNORE];
     double total = twb ? mk_ldd(twb, tw->dtype, 0) : 1.0;
     double g0 = red != RED_NONE ? mk_ldd(gb, g->dtype, 0) : 0.0;
+    int64_t bad = 0, first = 0, first_c = 0;
     for (int64_t n = 0; n < N; n++) {
         int64_t c = mk_ldi(tb, t->dtype, t_off(t, n));
         for (int64_t k = 0; k < C; k++) {
             mk_std(ob, o->dtype, x_off(o, n, k), 0.0);
+        }
+        if (c != ignore && (c < 0 || c >= C)) {
+            if (bad++ == 0) {
+                first = n;
+                first_c = c;
+            }
         }
         if (c == ignore || c < 0 || c >= C) {
             continue;
@@ -100,6 +128,9 @@ static void k_nll_loss_backward(const mk_job *j, void *const *bufs)
             v /= total;
         }
         mk_std(ob, o->dtype, x_off(o, n, c), v);
+    }
+    if (bad) {
+        bad_targets("aclnnNLLLossBackward", bad, first, first_c, C, ignore);
     }
 }
 

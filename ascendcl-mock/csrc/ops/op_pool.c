@@ -32,8 +32,10 @@
  * a value wins when it is '>' the max so far or NaN (the first of equal
  * maxima is kept; A2/A3 inputs may not hold NaN or -inf, aclnn-facts.md B.1.2); the index is h·W + w
  * in its (n, c) plane (aclnn-facts.md B.1.3 Mock notes). The backward zeroes
- * gradInput and adds each gradOutput element at its index (indices outside
- * the plane are skipped: the device's result is undefined).
+ * gradInput and adds each gradOutput element at its index. An index outside
+ * its (n, c) plane cannot come from the forward; a card's kernel would write
+ * where it points (out of bounds). The mock counts it as misuse
+ * (mk_index_misuse) and skips it.
  */
 #include "op_internal.h"
 
@@ -195,6 +197,7 @@ static void k_max_pool_backward(const mk_job *j, void *const *bufs)
         free(acc);
         return;
     }
+    int64_t bad = 0, first = 0;
     for (int64_t n = 0; n < N; n++) {
         for (int64_t c = 0; c < C; c++) {
             for (int64_t k = 0; k < H * W; k++) {
@@ -205,6 +208,8 @@ static void k_max_pool_backward(const mk_job *j, void *const *bufs)
                     int64_t at = mk_ldi(ib, ix.dtype, off4(&ix, n, c, oh, ow));
                     if (at >= 0 && at < H * W) {
                         acc[at] += mk_ldd(gob, go.dtype, off4(&go, n, c, oh, ow));
+                    } else {
+                        first = bad++ == 0 ? at : first;
                     }
                 }
             }
@@ -216,6 +221,11 @@ static void k_max_pool_backward(const mk_job *j, void *const *bufs)
         }
     }
     free(acc);
+    if (bad) {
+        mk_index_misuse("aclnnMaxPool2dWithIndicesBackward: %lld index(es) outside the %lld x %lld plane (first: %lld); "
+                        "a card may write out of bounds",
+                        (long long)bad, (long long)H, (long long)W, (long long)first);
+    }
 }
 
 static void journal_attrs(ph1 *p, const aclIntArray *k, const aclIntArray *s, const aclIntArray *pad,

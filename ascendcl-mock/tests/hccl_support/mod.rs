@@ -46,7 +46,8 @@ pub const PROD: i32 = 1;
 pub const MAX: i32 = 2;
 pub const MIN: i32 = 3;
 
-/// Every dtype the mock reduces, with its element size.
+/// Every dtype the mock moves and reduction tests try, with its element
+/// size (which of them reduce with which op: [`reduces`]).
 pub const DTYPES: [(i32, usize); 12] = [
     (INT8, 1),
     (INT16, 2),
@@ -62,6 +63,16 @@ pub const DTYPES: [(i32, usize); 12] = [
     (FP64, 8),
 ];
 pub const OPS: [i32; 4] = [SUM, PROD, MAX, MIN];
+
+/// Whether CANN 8.5.0's HCCL reduces `dtype` with `op` on an Ascend 910B
+/// (the mock's chip): unsigned integers and fp64 never (hcomm v8.5.0
+/// hccl_communicator_host.cc:788-804), PROD not of int16 or bf16
+/// (param_check.cc:318-338); every other call is refused with
+/// `HCCL_E_NOT_SUPPORT` before anything is queued.
+pub fn reduces(dtype: i32, op: i32) -> bool {
+    let unsigned_or_f64 = matches!(dtype, UINT8 | UINT16 | UINT32 | UINT64 | FP64);
+    !unsigned_or_f64 && !(op == PROD && (dtype == INT16 || dtype == BFP16))
+}
 
 /// The 4108-byte root info.
 #[repr(C)]

@@ -2,7 +2,9 @@
 //!
 //! Every one is checked before any HCCL call — buffer sizes against the
 //! count and the rank count, ranks against the size, buffers and stream on
-//! the communicator's device — and then queued like an operator (see
+//! the communicator's device, a reduction's element type and op against
+//! what HCCL reduces ([`supports_reduction`](super::supports_reduction)) —
+//! and then queued like an operator (see
 //! [`Communicator::launch`]). Counts are the buffers' lengths: the element
 //! type `T` gives the dtype.
 
@@ -10,7 +12,7 @@ use std::ffi::c_void;
 
 use crate::error::Result;
 use crate::hccl::launch::{Touches, count, expect_len};
-use crate::hccl::{CollectivePending, Communicator, HcclElement, ReduceOp};
+use crate::hccl::{CollectivePending, Communicator, HcclElement, ReduceOp, support};
 use crate::memory::{DeviceSlice, DeviceSliceMut};
 use crate::stream::Stream;
 use crate::tracker::Access;
@@ -53,6 +55,7 @@ impl Communicator {
         R: DeviceSliceMut<T> + ?Sized,
     {
         const OP: &str = "HcclAllReduce";
+        support::check_reduction(OP, T::DATA_TYPE, op)?;
         let (s, r) = (send.raw_parts(), recv.raw_parts());
         expect_len(OP, "receive", r.len, Some(s.len))?;
         let mut touches = Touches::new(self, OP);
@@ -80,6 +83,7 @@ impl Communicator {
         B: DeviceSliceMut<T> + ?Sized,
     {
         const OP: &str = "HcclAllReduce";
+        support::check_reduction(OP, T::DATA_TYPE, op)?;
         let b = buf.raw_parts();
         let mut touches = Touches::new(self, OP);
         touches.add("in-place", &b, Access::Write)?;
@@ -157,6 +161,7 @@ impl Communicator {
         R: DeviceSliceMut<T> + ?Sized,
     {
         const OP: &str = "HcclReduceScatter";
+        support::check_reduction(OP, T::DATA_TYPE, op)?;
         let (s, r) = (send.raw_parts(), recv.raw_parts());
         expect_len(OP, "send", s.len, r.len.checked_mul(self.size as usize))?;
         let mut touches = Touches::new(self, OP);
@@ -186,6 +191,7 @@ impl Communicator {
         R: DeviceSliceMut<T> + ?Sized,
     {
         const OP: &str = "HcclReduce";
+        support::check_reduction(OP, T::DATA_TYPE, op)?;
         self.check_rank(OP, "root", root)?;
         let (s, r) = (send.raw_parts(), recv.raw_parts());
         expect_len(OP, "receive", r.len, Some(s.len))?;

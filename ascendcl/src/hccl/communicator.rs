@@ -16,6 +16,12 @@ use crate::latest_markers::LatestMarkers;
 pub const DESTROY_ATTEMPTS: u32 = 50;
 /// See [`DESTROY_ATTEMPTS`].
 pub const DESTROY_RETRY_SLEEP: Duration = Duration::from_millis(10);
+/// How often `HcclCommDestroy` is tried when it fails with another status
+/// than `HCCL_E_AGAIN`. A second try is safe: every failure point of
+/// hicann/hcomm v8.5.0's `HcclCommDestroy` (`op_base.cc:2358-2373`) returns
+/// before the communicator leaves HCCL's table (`:2399-2407`), so the
+/// handle is still the communicator's.
+const FAILED_DESTROY_ATTEMPTS: u32 = 3;
 
 /// Collectives launched through a communicator that may still be queued.
 #[derive(Default)]
@@ -41,10 +47,16 @@ impl Launches {
 ///
 /// Dropping it waits for the collectives launched through it, then destroys
 /// it with `HcclCommDestroy`, retrying while the library answers
-/// `HCCL_E_AGAIN`. It never panics: an error is parked (see
-/// [`take_deferred_errors`](crate::take_deferred_errors)), and if its
-/// collectives cannot be waited for the communicator is leaked rather than
-/// destroyed under them. [`Communicator::destroy`] returns the error instead.
+/// `HCCL_E_AGAIN` ([`DESTROY_ATTEMPTS`]) and up to three times in all when it
+/// fails otherwise. It never panics: an error is parked (see
+/// [`take_deferred_errors`](crate::take_deferred_errors)). If its
+/// collectives cannot be waited for, or HCCL stays busy, the communicator
+/// and its device reference are leaked rather than destroyed or reset under
+/// work. If `HcclCommDestroy` keeps failing otherwise, every collective is
+/// already proven finished: the handle is abandoned (never passed to HCCL
+/// again; what HCCL holds for it stays HCCL's) and the device reference is
+/// released as after a destroy. [`Communicator::destroy`] returns the error
+/// instead.
 pub struct Communicator {
     pub(crate) raw: HcclComm,
     pub(crate) hccl: &'static Hccl,
@@ -54,6 +66,10 @@ pub struct Communicator {
     pub(crate) launches: Mutex<Launches>,
     /// Set once `HcclCommDestroy` succeeded.
     pub(crate) destroyed: bool,
+    /// Set once `HcclCommDestroy` failed for good with another status than
+    /// `HCCL_E_AGAIN`: the handle is never passed to HCCL again, and the
+    /// device reference is released as after a destroy.
+    pub(crate) abandoned: bool,
 }
 
 // SAFETY: an HcclComm is a handle HCCL accepts from any thread (torch_npu
@@ -206,6 +222,7 @@ impl Communicator {
             size,
             launches: Mutex::default(),
             destroyed: false,
+            abandoned: false,
         };
         let (mut got_rank, mut got_size) = (u32::MAX, 0u32);
         // SAFETY: a live comm and valid out-pointers.
@@ -273,7 +290,7 @@ impl Communicator {
     /// for its collectives first, then retries `HCCL_E_AGAIN`.
     pub fn destroy(mut self) -> Result<()> {
         let result = self.release();
-        if result.is_err() {
+        if result.is_err() && !self.abandoned {
             // Not destroyed: the comm, and the device reference that keeps
             // its device open, are leaked rather than released under it.
             std::mem::forget(self);
@@ -284,7 +301,7 @@ impl Communicator {
     /// Waits for every tracked collective, then destroys. On error the
     /// communicator must not be destroyed again, nor used.
     fn release(&mut self) -> Result<()> {
-        if self.destroyed {
+        if self.destroyed || self.abandoned {
             return Ok(());
         }
         let ctx = self.device.default_context();
@@ -312,25 +329,36 @@ impl Communicator {
         // Every launch is proven finished: forget them only now.
         *launches = Launches::default();
         ctx.bind()?;
-        let mut status = HcclResult::HCCL_SUCCESS;
-        for attempt in 0..DESTROY_ATTEMPTS {
+        self.destroy_handle()
+    }
+
+    /// `HcclCommDestroy`, tried again while it answers `HCCL_E_AGAIN` (up to
+    /// [`DESTROY_ATTEMPTS`]) or fails otherwise (up to
+    /// [`FAILED_DESTROY_ATTEMPTS`]); sets `destroyed`, or `abandoned` when
+    /// the last failure was not `HCCL_E_AGAIN`.
+    fn destroy_handle(&mut self) -> Result<()> {
+        let (mut busy, mut failed) = (0, 0);
+        loop {
             // SAFETY: a live comm with no tracked collective left queued;
-            // destroyed at most once (`destroyed` is set on success).
-            let result = unsafe { self.hccl.HcclCommDestroy(self.raw) };
-            status = match result {
-                Ok(s) => s,
+            // never passed again once destroyed or abandoned.
+            let status = match unsafe { self.hccl.HcclCommDestroy(self.raw) } {
+                Ok(status) => status,
                 Err(missing) => return Err(Error::NotSupported { source: missing }),
             };
-            if status != HcclResult::HCCL_E_AGAIN {
-                break;
+            match status {
+                HcclResult::HCCL_SUCCESS => {
+                    self.destroyed = true;
+                    return Ok(());
+                }
+                HcclResult::HCCL_E_AGAIN => busy += 1,
+                _ => failed += 1,
             }
-            if attempt + 1 < DESTROY_ATTEMPTS {
-                std::thread::sleep(DESTROY_RETRY_SLEEP);
+            if busy == DESTROY_ATTEMPTS || failed == FAILED_DESTROY_ATTEMPTS {
+                self.abandoned = status != HcclResult::HCCL_E_AGAIN;
+                return super::check(self.hccl, "HcclCommDestroy", Ok(status));
             }
+            std::thread::sleep(DESTROY_RETRY_SLEEP);
         }
-        super::check(self.hccl, "HcclCommDestroy", Ok(status))?;
-        self.destroyed = true;
-        Ok(())
     }
 }
 
@@ -344,9 +372,11 @@ impl Drop for Communicator {
     fn drop(&mut self) {
         if let Err(error) = self.release() {
             crate::deferred::park("a communicator", error);
-            // Not destroyed: keep its device open (leak the reference) rather
-            // than reset a device a live communicator is bound to.
-            std::mem::forget(self.device.clone());
+            if !self.abandoned {
+                // Not destroyed: keep its device open (leak the reference)
+                // rather than reset a device a live communicator is bound to.
+                std::mem::forget(self.device.clone());
+            }
         }
     }
 }

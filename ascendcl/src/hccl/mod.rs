@@ -60,6 +60,7 @@ mod element;
 mod launch;
 mod pending;
 mod root_info;
+mod support;
 mod watchdog;
 
 use ascendcl_sys::{Hccl, HcclResult, SymbolError};
@@ -71,6 +72,7 @@ pub use communicator::{Communicator, DESTROY_ATTEMPTS, DESTROY_RETRY_SLEEP};
 pub use element::{Bf16Bits, F16Bits, HcclElement, ReduceOp, dtype_size};
 pub use pending::CollectivePending;
 pub use root_info::RootInfo;
+pub use support::supports_reduction;
 pub use watchdog::Watchdog;
 
 /// The HCCL libraries of `device`'s runtime.

@@ -48,6 +48,7 @@ mod dtype;
 mod math;
 mod nn;
 mod norm_pool;
+mod overlap;
 mod pending;
 mod phase1;
 mod prepared;

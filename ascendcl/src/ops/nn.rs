@@ -190,6 +190,17 @@ pub fn log_softmax_backward<'a>(
 /// for class indices `target`; `total_weight_out` receives Σ w over the
 /// non-ignored targets (`aclnnNLLLoss`). Pass a weight of ones for the
 /// unweighted loss, as torch_npu does.
+///
+/// # Hazard
+///
+/// Targets must be in `[0, C)` or equal `ignore_index`; out-of-range is
+/// undefined on a card. The targets are device data, so nothing can check
+/// them before the kernel runs, and the kernel indexes `weight` and `self`
+/// with them (it may read out of bounds: hicann/ops-nn v8.5.0
+/// `loss/nll_loss/docs/aclnnNLLLoss.md:106`,
+/// `op_kernel/arch35/nll_loss_simt.h:46-48, 78-80`). The mock counts each
+/// launch with such a target as misuse (`OUT_OF_BOUNDS`;
+/// `ASCENDCL_MOCK_ABORT_ON_MISUSE=1` aborts) and gives NaN for it.
 #[allow(clippy::too_many_arguments)]
 pub fn nll_loss<'a>(
     self_: &Tensor<'a>,
@@ -219,6 +230,13 @@ pub fn nll_loss<'a>(
 
 /// The gradient of [`nll_loss`] with respect to `self`
 /// (`aclnnNLLLossBackward`).
+///
+/// # Hazard
+///
+/// As for [`nll_loss`]: targets must be in `[0, C)` or equal
+/// `ignore_index`; out-of-range is undefined on a card (the kernel may read
+/// or write out of bounds). The mock counts it as misuse and leaves that
+/// sample's gradient zero.
 #[allow(clippy::too_many_arguments)]
 pub fn nll_loss_backward<'a>(
     grad_output: &Tensor<'a>,

@@ -143,6 +143,15 @@ pub fn max_pool2d_with_indices<'a>(
 
 /// Max pooling's gradient: `grad_output` scattered to `indices`
 /// (`aclnnMaxPool2dWithIndicesBackward`).
+///
+/// # Hazard
+///
+/// `indices` must be those [`max_pool2d_with_indices`] made for this input
+/// (each in `[0, H * W)` of its plane); out-of-range is undefined on a card:
+/// the indices are device data, so nothing checks them before the kernel,
+/// which adds the gradient where they point (it may write out of bounds).
+/// The mock counts each launch with such an index as misuse
+/// (`OUT_OF_BOUNDS`; `ASCENDCL_MOCK_ABORT_ON_MISUSE=1` aborts) and skips it.
 #[allow(clippy::too_many_arguments)]
 pub fn max_pool2d_with_indices_backward<'a>(
     grad_output: &Tensor<'a>,

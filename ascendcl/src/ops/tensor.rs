@@ -275,7 +275,8 @@ impl<'a> Tensor<'a> {
 
 /// A writable tensor view: like [`Tensor`], over memory borrowed mutably, so
 /// nothing else can read or write it while an operator that writes it is
-/// queued (until the launch is waited on).
+/// queued (until the launch is waited on). Strides that make two indices
+/// reach one element (a stride-0 or overlapping view) are refused.
 pub struct TensorMut<'a> {
     pub(crate) storage: Storage<'a>,
     pub(crate) dtype: DType,
@@ -321,6 +322,7 @@ impl<'a> TensorMut<'a> {
     ) -> Result<TensorMut<'a>> {
         let storage = storage_of(&*mem, dtype)?;
         let layout = layout(&storage, dtype, shape, strides, offset)?;
+        super::overlap::check_output(&layout)?;
         Ok(TensorMut {
             storage,
             dtype,
