@@ -16,9 +16,9 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use ascendcl_sys::{self as sys, Library, aclrtContext, aclrtEvent};
+use ascendcl_sys::{self as sys, Aclnn, Library, aclrtContext, aclrtEvent};
 
 use crate::call::check;
 use crate::deferred;
@@ -68,6 +68,9 @@ pub(crate) struct ContextInner {
     explicit: bool,
     /// Events with `ACL_EVENT_SYNC`, recycled for tracking buffer use.
     event_pool: Mutex<Vec<RawEvent>>,
+    /// The aclnn libraries of `lib`, once opened (looked up without the
+    /// loader's global lock on every operator launch).
+    aclnn: OnceLock<&'static Aclnn>,
 }
 
 /// A raw event handle that may move between threads (the runtime is thread-safe).
@@ -104,6 +107,7 @@ impl Context {
                 id,
                 explicit: false,
                 event_pool: Mutex::new(Vec::new()),
+                aclnn: OnceLock::new(),
             }),
         }
     }
@@ -128,6 +132,7 @@ impl Context {
                 id,
                 explicit: true,
                 event_pool: Mutex::default(),
+                aclnn: OnceLock::new(),
             }),
         })
     }
@@ -193,6 +198,16 @@ impl Context {
     #[inline]
     pub(crate) fn lib(&self) -> &'static Library {
         self.inner.lib
+    }
+
+    /// The aclnn libraries of this context's runtime library, opened on
+    /// first use (a failure is not remembered: the next call tries again).
+    pub(crate) fn aclnn(&self) -> Result<&'static Aclnn> {
+        if let Some(aclnn) = self.inner.aclnn.get() {
+            return Ok(aclnn);
+        }
+        let aclnn = ascendcl_sys::aclnn::aclnn_for(Some(self.lib()))?;
+        Ok(self.inner.aclnn.get_or_init(|| aclnn))
     }
 
     /// Whether two handles denote the same context.

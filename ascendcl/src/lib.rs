@@ -141,6 +141,7 @@ pub mod safety;
 mod stream;
 mod tracker;
 pub mod validate;
+mod verified_names;
 pub mod vmm;
 
 pub use ascendcl_sys as sys;

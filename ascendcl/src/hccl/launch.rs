@@ -9,6 +9,7 @@ use crate::hccl::{CollectivePending, Communicator};
 use crate::memory::RawParts;
 use crate::stream::Stream;
 use crate::tracker::{self, Access, FailedLaunch, UseTracker};
+use crate::verified_names::VerifiedNames;
 
 /// The memory one collective touches, checked against the communicator.
 pub(crate) struct Touches<'a> {
@@ -90,8 +91,11 @@ impl Communicator {
                 stream.context().device_id()
             )));
         }
-        // Optional functions are checked before anything is queued.
-        if let Err(missing) = self.hccl.require_function(op) {
+        // Optional functions are checked before anything is queued (once
+        // per process: the answer never changes).
+        static VERIFIED: VerifiedNames = VerifiedNames::new();
+        let hccl = self.hccl;
+        if let Err(missing) = VERIFIED.check(hccl, op, || hccl.require_function(op)) {
             return Err(Error::NotSupported { source: missing });
         }
         let raw = stream.bound()?;

@@ -15,6 +15,7 @@ use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc
 use crate::ops::prepared::{Prepared, Slot, SlotKind};
 use crate::ops::scalar::Scalar;
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
+use crate::verified_names::VerifiedNames;
 
 /// The launch function of an operator (`aclnnXxx`).
 pub(crate) type Phase2 = unsafe fn(
@@ -26,9 +27,11 @@ pub(crate) type Phase2 = unsafe fn(
 ) -> std::result::Result<aclnnStatus, SymbolError>;
 
 /// The libraries for the runtime of `ctx`, with operator `op` usable.
-pub(crate) fn aclnn_for(ctx: &Context, op: &str) -> Result<&'static Aclnn> {
-    let aclnn = ascendcl_sys::aclnn::aclnn_for(Some(ctx.lib()))?;
-    aclnn.require_op(op)?;
+pub(crate) fn aclnn_for(ctx: &Context, op: &'static str) -> Result<&'static Aclnn> {
+    /// The operators whose two functions resolved: checked once per process.
+    static VERIFIED: VerifiedNames = VerifiedNames::new();
+    let aclnn = ctx.aclnn()?;
+    VERIFIED.check(aclnn, op, || aclnn.require_op(op))?;
     Ok(aclnn)
 }
 
