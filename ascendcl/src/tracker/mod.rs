@@ -13,10 +13,14 @@
 //! 1. **Queuing is one critical section** ([`enqueue`]): under the locks of
 //!    every tracker the operation touches (taken in address order, so two
 //!    threads cannot deadlock), the stream is ordered after each conflicting
-//!    use on another stream (an event wait, or a host wait when the event
-//!    cannot be waited on there), the operation is queued, a marker event is
-//!    recorded after it and added to the set. A concurrent enqueue sees either
-//!    the state before or the state after, never a queued use that is missing.
+//!    use on another stream of its context (an event wait), the operation is
+//!    queued, a marker event is recorded after it and added to the set. A
+//!    concurrent enqueue sees either the state before or the state after,
+//!    never a queued use that is missing. A conflicting use that cannot be
+//!    waited on with an event (another context or device, or unmarked work)
+//!    is waited for on the host *before* the critical section, with no lock
+//!    held, and the critical section is then entered afresh: no lock of ours
+//!    is ever held across a wait for the device.
 //! 2. **Uses leave the set only when proven finished**: a host wait saw the
 //!    marker complete, or a later write on some stream was ordered after the
 //!    use (the write's marker then covers it). A failed wait removes nothing.
@@ -34,7 +38,9 @@
 //! Leaking a [`Pending`](crate::Pending) guard with `mem::forget` only ends the
 //! borrow early: the tracker still holds the use, so the next access waits.
 //! The model check in `model/` explores every interleaving of two threads'
-//! enqueues, waits and device progress over this protocol.
+//! enqueues, waits and device progress over this protocol, on one context
+//! (the host waits of cross-context ordering are outside it: they only
+//! remove uses a completed wait proved finished, as a host access does).
 
 mod enqueue;
 #[cfg(test)]
