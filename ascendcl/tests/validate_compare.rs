@@ -158,6 +158,60 @@ fn worst_elements_are_reported_with_their_multi_dimensional_indices() {
 }
 
 #[test]
+fn huge_top_k_is_clamped_to_the_element_count_and_stays_one_pass() {
+    // 2^20 elements that all differ, each by its own amount, and a top_k of
+    // 2^32 (what `--top 4294967296` asks for): the list is every element,
+    // worst first, found with a heap bounded by the element count.
+    let n = 1usize << 20;
+    let expected = vec![0.0f32; n];
+    // error of element i: (i * 7919 mod n + 1) * 2^-24, all distinct.
+    let errors: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919 % n) + 1) as f32 / (1u32 << 24) as f32)
+        .collect();
+    let options = CompareOptions {
+        top_k: 1usize << 32,
+        ..Default::default()
+    };
+    let report = validate::compare(
+        &f32_tensor(&[n], &expected),
+        &f32_tensor(&[n], &errors),
+        &options,
+    )
+    .unwrap();
+    assert_eq!(report.worst.len(), n);
+    assert!(
+        report
+            .worst
+            .windows(2)
+            .all(|w| w[0].abs_error > w[1].abs_error),
+        "worst first, no duplicates"
+    );
+    assert_eq!(
+        report.worst[0].abs_error,
+        f64::from(errors.iter().copied().fold(0.0, f32::max))
+    );
+
+    // usize::MAX is accepted too, and a small k keeps exactly the k worst.
+    for (top_k, len) in [(usize::MAX, n), (5, 5)] {
+        let options = CompareOptions {
+            top_k,
+            ..Default::default()
+        };
+        let report = validate::compare(
+            &f32_tensor(&[n], &expected),
+            &f32_tensor(&[n], &errors),
+            &options,
+        )
+        .unwrap();
+        assert_eq!(report.worst.len(), len, "top_k {top_k}");
+        assert_eq!(
+            report.worst[len - 1].abs_error,
+            f64::from((n - len + 1) as f32 / (1u32 << 24) as f32)
+        );
+    }
+}
+
+#[test]
 fn verdict_thresholds_follow_the_migration_checklist() {
     let t = Thresholds::default();
     assert_eq!(
