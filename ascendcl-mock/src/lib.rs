@@ -269,7 +269,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ),
     (
         "ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS",
-        "longest a replayed call waits for another thread's call that preceded it in the trace, ms (1 to 600000, default 20000)",
+        "longest a replayed call waits for another thread's call that preceded it in the trace, ms (1 to 600000, default 20000); the wait fails sooner once that call cannot come (its thread exited, or never came while every thread waits)",
     ),
 ];
 
