@@ -274,6 +274,61 @@ fn verdict_thresholds_follow_the_migration_checklist() {
 }
 
 #[test]
+fn an_error_just_across_a_threshold_never_prints_as_the_threshold() {
+    // 1.00005e-3 is over 1e-3 (find the operator), 9.99996e-4 under it
+    // (investigate): neither may print as "1.000e-3".
+    for (error, verdict, shown, relation) in [
+        (1.00005e-3, Verdict::FindTheOperator, "1.00005e-3", "> 1e-3"),
+        (
+            9.99996e-4,
+            Verdict::Investigate,
+            "9.99996e-4",
+            "is in (1e-4, 1e-3]",
+        ),
+        (
+            1.000001e-4,
+            Verdict::Investigate,
+            "1.000001e-4",
+            "is in (1e-4, 1e-3]",
+        ),
+        (1e-3, Verdict::Investigate, "1.000e-3", "is in (1e-4, 1e-3]"),
+        (
+            2.5e-4,
+            Verdict::Investigate,
+            "2.500e-4",
+            "is in (1e-4, 1e-3]",
+        ),
+    ] {
+        let expected = Tensor::from_f64(vec![2], vec![0.0, 0.0]).unwrap();
+        let actual = Tensor::from_f64(vec![2], vec![0.0, error]).unwrap();
+        let report = compare(&expected, &actual);
+        assert_eq!(report.verdict, verdict, "{error:e}");
+        let err = report.verdict_error;
+        assert_eq!(err, error);
+        // what is printed reads back on the same side of every limit
+        let printed = Thresholds::default().format_error(err);
+        assert_eq!(printed, shown);
+        let back: f64 = printed.parse().unwrap();
+        for limit in [1e-5, 1e-4, 1e-3] {
+            assert_eq!(
+                back.partial_cmp(&limit),
+                err.partial_cmp(&limit),
+                "{printed} vs {limit:e}"
+            );
+        }
+        // the verdict line and the table show it that way
+        let reason = report.reason();
+        assert!(
+            reason.contains(&format!("max abs error {shown} ")),
+            "{reason}"
+        );
+        assert!(reason.ends_with(relation), "{reason}");
+        let table = report.to_string();
+        assert!(table.contains(&printed), "{table}");
+    }
+}
+
+#[test]
 fn nan_in_one_tensor_only_is_the_worst_verdict() {
     let e = f32_tensor(&[2, 2], &[1.0, f32::NAN, 3.0, f32::INFINITY]);
     // NaN in both at [0, 1] and +inf in both at [1, 1]: equal.

@@ -101,10 +101,14 @@ pub(crate) fn compare_dirs(
         for r in &rows {
             let line = match &r.outcome {
                 Ok((v, abs, rel, shape)) => {
+                    // enough digits to stay on the verdict's side of each limit
+                    let show = |x: f64| options.thresholds.format_error(x);
                     format!(
-                        "{:<32} {:>18} max abs {abs:>10.3e} max rel {rel:>10.3e}  {v}",
+                        "{:<32} {:>18} max abs {:>10} max rel {:>10}  {v}",
                         r.name,
-                        format!("{shape:?}")
+                        format!("{shape:?}"),
+                        show(*abs),
+                        show(*rel)
                     )
                 }
                 Err(why) => format!("{:<32} error: {why}", r.name),
