@@ -138,6 +138,7 @@ mod queued;
 mod runtime;
 pub mod safety;
 mod stream;
+pub mod tensor_file;
 mod tracker;
 pub mod validate;
 pub mod vmm;

@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use ascendcl::validate::{CompareOptions, Verdict, compare, read_npy};
+use ascendcl::tensor_file::read_npy;
+use ascendcl::validate::{CompareOptions, ValidateError, Verdict, compare};
 
 use crate::json::quote as json_string;
 
@@ -55,6 +56,7 @@ pub(crate) fn compare_dirs(
             } else {
                 read_npy(expected.join(name))
                     .and_then(|e| read_npy(actual.join(name)).map(|a| (e, a)))
+                    .map_err(ValidateError::from)
                     .and_then(|(e, a)| compare(&e, &a, options))
                     .map(|r| (r.verdict, r.max_abs_error, r.max_rel_error, r.shape))
                     .map_err(|e| e.to_string())

@@ -5,8 +5,8 @@ use std::collections::BinaryHeap;
 
 use super::error::{ValidateError, ValidateResult};
 use super::report::{Report, ThresholdCounts, WorstElement};
-use super::tensor::{Tensor, Values, unravel_index};
 use super::verdict::{Metric, Thresholds, Verdict};
+use crate::tensor_file::{Tensor, Values, unravel_index};
 
 /// Default [`CompareOptions::relative_floor`].
 pub const DEFAULT_RELATIVE_FLOOR: f64 = 1e-12;

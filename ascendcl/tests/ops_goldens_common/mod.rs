@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use ascendcl::ops::{DType, Tensor, TensorMut};
 use ascendcl::prelude::*;
-use ascendcl::validate::{self, DType as VDType};
+use ascendcl::tensor_file::{self, DType as VDType};
+use ascendcl::validate;
 
 /// One `tensor` line.
 #[derive(Debug, Clone)]
@@ -180,7 +181,7 @@ pub fn validate_dtype(name: &str) -> VDType {
 /// The shape and raw little-endian data bytes of an `.npy` file.
 pub fn npy_raw(path: &Path) -> (Vec<usize>, Vec<u8>) {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let shape = validate::parse_npy(&bytes)
+    let shape = tensor_file::parse_npy(&bytes)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .shape()
         .to_vec();
@@ -198,8 +199,9 @@ pub fn npy_raw(path: &Path) -> (Vec<usize>, Vec<u8>) {
 pub fn check(expect: &Expect, shape: &[usize], actual: &[u8]) -> Result<(), String> {
     let dtype = validate_dtype(&expect.dtype);
     let (_, expected_bytes) = npy_raw(&expect.file);
-    let expected = validate::parse_raw(&expected_bytes, dtype, shape).map_err(|e| e.to_string())?;
-    let actual = validate::parse_raw(actual, dtype, shape).map_err(|e| e.to_string())?;
+    let expected =
+        tensor_file::parse_raw(&expected_bytes, dtype, shape).map_err(|e| e.to_string())?;
+    let actual = tensor_file::parse_raw(actual, dtype, shape).map_err(|e| e.to_string())?;
     let (e, a) = (expected.values().to_f64_vec(), actual.values().to_f64_vec());
     let bad = e.iter().zip(&a).position(|(&e, &a)| {
         let same_special = (e.is_nan() && a.is_nan()) || (e.is_infinite() && e == a);
