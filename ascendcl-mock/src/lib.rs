@@ -131,6 +131,7 @@
 //! ```
 
 mod control;
+mod control_error;
 mod install;
 mod journal;
 mod json;
@@ -142,6 +143,7 @@ pub mod trace;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub use control::{Fault, LiveCounts, Misuse, Mock, Resource};
+pub use control_error::ControlError;
 pub use install::{
     InstallError, Installation, LIBRARIES, MockLibrary, find_library, install, library_dir,
 };

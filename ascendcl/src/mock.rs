@@ -54,14 +54,38 @@
 //! ([`Mock::live_counts`]), misuse ([`Mock::misuse_log`]), device count and
 //! HBM size ([`Mock::set_device_count`], [`Mock::set_hbm_bytes`]: call them
 //! before opening a device), slow streams ([`Mock::set_stream_delay`]) and
-//! replaying a trace recorded on a card ([`Mock::replay`]).
+//! replaying a trace recorded on a card ([`Mock::replay`]). A control that
+//! refuses its argument returns a [`ControlError`], which converts into
+//! [`Error`], so `?` works in a test returning [`crate::Result`]:
+//!
+//! ```
+//! # fn main() -> ascendcl::Result<()> {
+//! use ascendcl::prelude::*;
+//!
+//! let rt = Runtime::mock()?;
+//! rt.mock().set_device_count(2)?;
+//! rt.mock().set_hbm_bytes(8 << 20)?; // an 8 MiB card
+//! assert_eq!(rt.device_count()?, 2);
+//! assert!(rt.mock().set_device_count(0).is_err()); // 1 to 64
+//! # Ok(()) }
+//! ```
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 
 pub use ascendcl_mock::{
-    Fault, JournalEntry, LiveCounts, Misuse, Mock, ReplayMode, ReplayStatus, Resource,
+    ControlError, Fault, JournalEntry, LiveCounts, Misuse, Mock, ReplayMode, ReplayStatus, Resource,
 };
+
+/// A refused mock control is an [`Error::InvalidArgument`] carrying its
+/// message (the control, the mock's code, what to do), so `?` works on
+/// [`Mock::set_hbm_bytes`] and the other controls in a test that returns
+/// [`crate::Result`].
+impl From<ControlError> for Error {
+    fn from(error: ControlError) -> Error {
+        Error::InvalidArgument(error.to_string())
+    }
+}
 
 /// A test's exclusive use of the mock, with the runtime on it.
 ///
@@ -138,14 +162,7 @@ impl MockRuntime {
     /// Fails with [`Error::InvalidArgument`] for a function the mock does
     /// not implement (a misspelt name would otherwise never fire).
     pub fn inject(&self, fault: Fault) -> Result<()> {
-        self.mock().inject(&fault).map_err(|code| {
-            Error::InvalidArgument(format!(
-                "the mock refused the fault on {:?} (code {code}): it injects faults only into \
-                 the AscendCL and aclnn functions it implements, by their C names (e.g. \
-                 \"aclrtMalloc\"); see the journal for the names your code calls",
-                fault.function
-            ))
-        })
+        Ok(self.mock().inject(&fault)?)
     }
 
     /// Checks that the test left nothing behind: no resource alive (drop

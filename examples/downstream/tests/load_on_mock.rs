@@ -41,9 +41,7 @@ fn load_running_out_of_device_memory_midway_frees_what_it_uploaded() -> ascendcl
 #[test]
 fn load_on_a_card_too_small_for_the_model_fails_cleanly() -> ascendcl::Result<()> {
     let rt = Runtime::mock()?;
-    rt.mock()
-        .set_hbm_bytes(4 << 20)
-        .expect("before any device is opened");
+    rt.mock().set_hbm_bytes(4 << 20)?; // before any device is opened
     let big = vec![0.0f32; 2 << 20]; // 8 MiB
     let error = load(&rt, &[("small", &[1.0]), ("big", &big)]).unwrap_err();
     assert_eq!(
