@@ -51,3 +51,26 @@ fn load_on_a_card_too_small_for_the_model_fails_cleanly() -> ascendcl::Result<()
     );
     rt.check_clean()
 }
+
+#[test]
+fn a_failing_main_prints_the_message_and_hints_not_a_debug_dump() {
+    // The program's `fn main() -> ascendcl::Result<()>`, with no library to load.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ascendcl-downstream-example"))
+        .env("ASCENDCL_LIBRARY", "/nonexistent/libascendcl.so")
+        .output()
+        .expect("the program runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("Error: could not load the AscendCL runtime library; tried:\n"),
+        "{stderr}"
+    );
+    for needle in [
+        "/nonexistent/libascendcl.so (from ASCENDCL_LIBRARY)",
+        "Set ASCENDCL_LIBRARY",
+        "ascendcl doctor",
+    ] {
+        assert!(stderr.contains(needle), "{needle} not in {stderr}");
+    }
+    assert!(!stderr.contains("NotFound {"), "a Debug dump: {stderr}");
+}
