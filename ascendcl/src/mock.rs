@@ -169,7 +169,11 @@ impl MockRuntime {
     /// your devices, streams and buffers first), no misuse detected, and no
     /// error parked by a destructor.
     ///
-    /// Fails with [`Error::InvalidState`] describing what is left.
+    /// Fails with [`Error::InvalidState`] describing what is left, by the
+    /// objects of this crate that hold it: "1 Device open (a Device, or a
+    /// Context, Stream, Event, buffer, allocator or communicator, which keep
+    /// their device open)", "2 DeviceBuffer", ..., each with the mock's own
+    /// count name in brackets.
     pub fn check_clean(&self) -> Result<()> {
         let mock = self.mock();
         let mut problems = Vec::new();
@@ -177,10 +181,13 @@ impl MockRuntime {
         let alive: Vec<String> = Resource::ALL
             .iter()
             .filter(|&&kind| live.get(kind) > 0)
-            .map(|&kind| format!("{kind:?}: {}", live.get(kind)))
+            .map(|&kind| still_alive(kind, live.get(kind)))
             .collect();
         if !alive.is_empty() {
-            problems.push(format!("still alive: {}", alive.join(", ")));
+            problems.push(format!(
+                "still alive: {}; drop these objects (or end their scope) before check_clean()",
+                alive.join(", ")
+            ));
         }
         if mock.misuse_total() > 0 {
             problems.push(format!("misuse detected:\n{}", mock.misuse_log()));
@@ -202,6 +209,51 @@ impl MockRuntime {
             )))
         }
     }
+}
+
+/// What of this crate holds `n` live mock resources of `kind`, for
+/// [`MockRuntime::check_clean`].
+fn still_alive(kind: Resource, n: u64) -> String {
+    let (what, held_by) = match kind {
+        Resource::DeviceRef => (
+            "Device open",
+            "a Device, or a Context, Stream, Event, buffer, allocator or communicator, \
+             which keep their device open",
+        ),
+        Resource::Context => ("Context", "made with Context::new"),
+        Resource::Stream => ("Stream", "a Stream, or a clone of one"),
+        Resource::Event => (
+            "Event",
+            "an Event, or one a buffer or stream keeps to order its queued uses",
+        ),
+        Resource::DeviceBuffer => (
+            "DeviceBuffer",
+            "a DeviceBuffer, or a CachingAllocator's cached segments (drop it, or empty_cache)",
+        ),
+        Resource::HostBuffer => ("HostBuffer", "pinned host memory: a HostBuffer"),
+        Resource::Reservation => (
+            "VirtualRange",
+            "a vmm::VirtualRange, or an expandable allocator",
+        ),
+        Resource::Physical => (
+            "PhysicalMemory",
+            "a vmm::PhysicalMemory, or an expandable allocator",
+        ),
+        Resource::Mapping => ("Mapping", "a vmm::Mapping, or an expandable allocator"),
+        Resource::AclnnTensor
+        | Resource::AclnnScalar
+        | Resource::AclnnArray
+        | Resource::AclnnTensorList => (
+            "operator descriptor",
+            "an ops::Prepared or ops::Repeatable, which own their descriptors",
+        ),
+        Resource::AclnnExecutor => (
+            "operator executor",
+            "an ops::Prepared not launched, or an ops::Repeatable",
+        ),
+        Resource::HcclComm => ("Communicator", "an hccl::Communicator"),
+    };
+    format!("{n} {what} ({held_by}; the mock's {kind:?}: {n})")
 }
 
 impl std::ops::Deref for MockRuntime {

@@ -99,9 +99,34 @@ fn check_clean_names_what_is_still_alive_and_passes_once_it_is_dropped() -> asce
     let buffer = DeviceBuffer::<u8>::alloc(&device.default_context(), 16)?;
     let error = rt.check_clean().unwrap_err();
     assert!(matches!(error, Error::InvalidState(_)), "{error:?}");
-    assert!(error.to_string().contains("DeviceBuffer: 1"), "{error}");
+    assert!(
+        error.to_string().contains("1 DeviceBuffer (a DeviceBuffer"),
+        "{error}"
+    );
     drop(buffer);
     drop(device);
+    rt.check_clean()
+}
+
+#[test]
+fn check_clean_names_the_user_facing_object_a_held_context_keeps_open() -> ascendcl::Result<()> {
+    let rt = Runtime::mock()?;
+    let device = Device::open(&rt, 0)?;
+    let ctx = device.default_context();
+    drop(device); // the context still holds the device open
+    let text = rt.check_clean().unwrap_err().to_string();
+    for needle in [
+        "1 Device open (a Device, or a Context, Stream",
+        "the mock's DeviceRef: 1",
+        "drop these objects (or end their scope) before check_clean()",
+    ] {
+        assert!(text.contains(needle), "{needle} not in {text}");
+    }
+    let stream = Stream::new(&ctx)?;
+    drop(ctx);
+    let text = rt.check_clean().unwrap_err().to_string();
+    assert!(text.contains("1 Stream (a Stream"), "{text}");
+    drop(stream);
     rt.check_clean()
 }
 
