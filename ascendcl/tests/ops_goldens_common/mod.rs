@@ -312,9 +312,9 @@ pub fn view<'a>(
     let dtype = op_dtype(&spec.0.dtype);
     match &spec.0.view {
         Some((shape, strides, offset)) => {
-            Tensor::strided_as(buffer, dtype, shape, strides, *offset)
+            Tensor::strided_as(buffer, shape, strides, *offset, dtype)
         }
-        None => Tensor::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
+        None => Tensor::strided_as(buffer, &spec.1, &contiguous(&spec.1), 0, dtype),
     }
 }
 
@@ -325,9 +325,9 @@ pub fn view_mut<'a>(
     let dtype = op_dtype(&spec.0.dtype);
     match &spec.0.view {
         Some((shape, strides, offset)) => {
-            TensorMut::strided_as(buffer, dtype, shape, strides, *offset)
+            TensorMut::strided_as(buffer, shape, strides, *offset, dtype)
         }
-        None => TensorMut::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
+        None => TensorMut::strided_as(buffer, &spec.1, &contiguous(&spec.1), 0, dtype),
     }
 }
 
