@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod counts;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -139,11 +141,16 @@ pub fn cases() -> Vec<PathBuf> {
     cases_in("ops")
 }
 
+/// `tests/goldens/<set>`.
+pub fn set_root(set: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/goldens")
+        .join(set)
+}
+
 /// Every case directory of `tests/goldens/<set>`, sorted (none if absent).
 pub fn cases_in(set: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/goldens")
-        .join(set);
+    let root = set_root(set);
     if !root.exists() {
         return Vec::new();
     }
@@ -390,7 +397,9 @@ pub struct Exceptions<'a> {
 
 /// Runs every case of `tests/goldens/<set>` through `prepare` and a launch
 /// on the mock, checks each expectation, and fails with every difference.
-/// Returns how many cases ran.
+/// Returns how many cases ran (refused ones included, not-modelled ones
+/// not); first fails unless the case directories are exactly those the
+/// set's `CASES.txt` lists ([`counts::check_counts`]).
 pub fn run_goldens(ctx: &Context, set: &str, prepare: Prepare) -> ascendcl::Result<usize> {
     run_goldens_except(ctx, set, prepare, &Exceptions::default())
 }
@@ -405,6 +414,9 @@ pub fn run_goldens_except(
     use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
     let stream = Stream::new(ctx)?;
     let allocator = CachingAllocator::new(ctx, AllocatorConfig::expandable())?;
+    if let Err(why) = counts::check_counts(&set_root(set)) {
+        panic!("{why}");
+    }
     let mut failures = Vec::new();
     let mut ran = 0;
     let dirs = cases_in(set);
