@@ -27,7 +27,7 @@ use ascendcl::alloc::{AllocatorConfig, Block, CachingAllocator};
 use ascendcl::ops::{self, CubeMath, GradMask, RunningStats, Tensor, TensorMut, Window};
 use ascendcl::prelude::*;
 use ascendcl_examples::resnet::{
-    self, BATCH, BN_EPS, BN_MOMENTUM, C, EPOCHS, IMAGE, LR, MOMENTUM, N, Task,
+    BATCH, BN_EPS, BN_MOMENTUM, C, EPOCHS, IMAGE, LR, MOMENTUM, N, Task,
 };
 
 fn main() -> ExitCode {
@@ -395,8 +395,8 @@ fn run(save: Option<PathBuf>, record: Option<PathBuf>) -> ascendcl::Result<bool>
             ("features", &outputs.features),
         ] {
             let path = dir.join(format!("{name}.npy"));
-            resnet::write_npy_f32(&path, &act.shape, &act.t.to_vec()?)
-                .map_err(|e| ascendcl::Error::InvalidState(format!("{}: {e}", path.display())))?;
+            ascendcl::tensor_file::write_npy_slice(&path, &act.shape, &act.t.to_vec()?)
+                .map_err(|e| ascendcl::Error::InvalidState(e.to_string()))?;
         }
         println!(
             "wrote final_logits.npy, stem.npy, features.npy to {}",

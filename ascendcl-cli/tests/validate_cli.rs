@@ -100,6 +100,24 @@ fn matching_npy_files_are_clean_with_exit_0_as_table_and_json() {
 }
 
 #[test]
+fn a_top_beyond_the_element_count_is_clamped_to_it() {
+    let dir = temp_dir("top");
+    write_npy(&dir.join("gpu.npy"), "(2, 2)", &[1.0, 2.0, 3.0, 4.0]);
+    write_npy(&dir.join("npu.npy"), "(2, 2)", &[1.5, 2.25, 3.0, 4.125]);
+    for top in ["4294967296", &usize::MAX.to_string()] {
+        let out = run_in(&dir, &["gpu.npy", "npu.npy", "--top", top]);
+        assert_eq!(out.exit_code, EXIT_FAIL, "{}{}", out.stdout, out.stderr);
+        // the three elements that differ, nothing more
+        assert!(
+            out.stdout.contains("worst 3 element(s)"),
+            "--top {top}: {}",
+            out.stdout
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn diverging_tensors_exit_1_and_name_the_worst_element() {
     let dir = temp_dir("diverge");
     write_npy(&dir.join("gpu.npy"), "(2, 2)", &[1.0, 2.0, 3.0, 4.0]);

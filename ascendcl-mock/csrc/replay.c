@@ -11,12 +11,13 @@
  * calls behave as the plain mock does. A trace that could not be loaded
  * fails every call the same way (error queries excepted).
  *
- * Order between threads: a call waits until every call that started before
- * it in the recording (on any thread; polls excepted, see below) has started
- * in the replay, so a report thread's first aclrtProcessReport cannot
- * overtake the aclrtSubscribeReport of another thread it depends on. The
- * wait is bounded (ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS); running out of it
- * is a divergence.
+ * Order between threads (replay_order.c): a call waits until every call
+ * that started before it in the recording (on any thread; polls excepted,
+ * see below) has started in the replay, so a report thread's first
+ * aclrtProcessReport cannot overtake the aclrtSubscribeReport of another
+ * thread it depends on. The wait ends in a divergence as soon as the awaited
+ * call can no longer start (its thread exited, or never came while every
+ * thread waits), and at the latest at ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS.
  *
  * Results: a recorded failure is returned as recorded (code and message)
  * without running the call, like an injected fault - except a failure that
@@ -83,56 +84,7 @@ static bool failure_with_effect(const rp_rec *r) { return r->fn == FN_aclInit &&
 
 /* ----------------------------------------------------------------- order */
 
-static void mark_begun(size_t rec)
-{
-    R.begun[R.recs[rec].rank] = true;
-    while (R.low < R.nrecs && R.begun[R.low]) {
-        R.low++;
-    }
-    mock_broadcast();
-}
-
-enum turn { TURN_OK, TURN_LATE, TURN_EXTRA, TURN_STOPPED };
-
-/* Waits until every call that started before record `rec` in the recording
- * has started here. TURN_LATE (reason set) if that does not happen within
- * the order timeout; TURN_EXTRA if `patience_ms` (a poll in a running loop)
- * ran out first: the call is then served as an extra poll; TURN_STOPPED if
- * the replay stopped meanwhile. */
-static enum turn wait_turn(size_t rec, uint64_t patience_ms, char *reason, size_t cap)
-{
-    uint64_t gen = R.gen;
-    size_t rank = R.recs[rec].rank;
-    if (!R.order_timeout_ms) {
-        R.order_timeout_ms = RP_ORDER_TIMEOUT_MS;
-    }
-    uint64_t now = now_ns();
-    uint64_t deadline = now + R.order_timeout_ms * 1000000ULL;
-    uint64_t patience = patience_ms ? now + patience_ms * 1000000ULL : deadline;
-    while (R.gen == gen && R.state == RP_REPLAYING && R.low < rank) {
-        if (!mock_wait_until(patience < deadline ? patience : deadline) && R.gen == gen &&
-            R.state == RP_REPLAYING && R.low < rank) {
-            if (patience < deadline) {
-                return TURN_EXTRA;
-            }
-            const rp_rec *w = NULL;
-            for (size_t i = 0; i < R.nrecs && !w; i++) {
-                if (R.recs[i].rank == R.low) {
-                    w = &R.recs[i];
-                }
-            }
-            snprintf(reason, cap,
-                     "waited %llu ms for trace seq %llu (%s on trace thread %llu), which started before this call "
-                     "in the recording but has not started here",
-                     (unsigned long long)R.order_timeout_ms, (unsigned long long)(w ? w->seq : 0),
-                     w ? w->fn_name : "?", (unsigned long long)(w ? w->thread : 0));
-            return TURN_LATE;
-        }
-    }
-    return R.gen == gen && R.state == RP_REPLAYING ? TURN_OK : TURN_STOPPED;
-}
-
-/* How long a poll waits for its turn before it runs as an extra poll: only
+/* How long a poll waits for its turn (replay_order.c) before it runs as an extra poll: only
  * inside a running loop (the thread's previous record polled the same
  * function), at most the poll's own timeout (100 ms for "forever"). The
  * first poll of a loop waits its full turn: it may depend on a subscription
@@ -233,6 +185,7 @@ static int64_t bind_thread(const mock_call *c)
     if (pick >= 0) {
         R.threads[pick].taken = true;
         R.bound++;
+        replay_thread_bound((size_t)pick);
     }
     return pick;
 }
@@ -279,13 +232,13 @@ bool replay_begin_locked(mock_call *c, aclError *code)
         }
     } else {
         for (size_t i = th->next; i < at; i++) {
-            mark_begun(th->recs[i]); /* polls the program did not repeat */
+            replay_mark_begun(th->recs[i]); /* polls the program did not repeat */
             R.matched++;
         }
         th->next = at;
         r = &R.recs[th->recs[at]];
-        enum turn turn = wait_turn(th->recs[at], poll_patience(th, at), reason, sizeof(reason));
-        if (turn == TURN_EXTRA || turn == TURN_STOPPED) {
+        enum rp_turn turn = replay_wait_turn(th->recs[at], poll_patience(th, at), reason, sizeof(reason));
+        if (turn == RP_TURN_EXTRA || turn == RP_TURN_STOPPED) {
             return false; /* an extra poll; or the replay stopped (diverged elsewhere, reloaded) */
         }
         if (!reason[0]) {
@@ -304,7 +257,7 @@ bool replay_begin_locked(mock_call *c, aclError *code)
     c->rp_rec = (int64_t)rec;
     th->next++;
     R.matched++;
-    mark_begun(rec);
+    replay_mark_begun(rec);
     if (r->live) {
         c->rp_live = true; /* the mock decides: timing */
         return false;

@@ -48,6 +48,7 @@ typedef struct rp_rec {
     char *msg; /* unescaped "msg" of a failing call, NULL if none */
     uint64_t t_ns; /* recorded start, 0 if absent */
     size_t rank;   /* position in the order calls started (t_ns, then seq) */
+    size_t thread_ix; /* its trace thread, an index into R.threads */
     bool poll;     /* skippable: a timed-out wait (replay_poll_timeout) or any aclrtProcessReport */
     bool live;     /* run in the mock, whose result stands: aclrtProcessReport */
 } rp_rec;
@@ -57,7 +58,8 @@ typedef struct rp_thread {
     uint64_t id;
     size_t *recs; /* in the order they started */
     size_t n, cap, next;
-    bool taken; /* a live thread is bound to it */
+    bool taken;  /* a live thread is bound to it */
+    bool exited; /* that live thread has exited (replay_order.c) */
     uint64_t retry_since; /* a recorded success of a wait first timed out here (now_ns), 0 none */
 } rp_thread;
 
@@ -84,8 +86,12 @@ typedef struct rp_state {
     uint64_t matched;
     /* order between threads: begun[rank] once the call of that rank started */
     bool *begun;
+    size_t *by_rank;         /* rank -> record */
     size_t low;              /* every rank below has begun */
     uint64_t order_timeout_ms; /* longest wait for another thread's call */
+    size_t waiting;          /* live threads waiting for their turn (replay_order.c) */
+    size_t exited;           /* bound live threads that have exited */
+    uint64_t stalled_since;  /* now_ns when every bound live thread was waiting, 0 if one runs */
     strbuf divergence; /* JSON object of the first divergence */
     strbuf text;       /* its human-readable form */
     char error[512];
@@ -99,6 +105,9 @@ extern rp_state R;
 
 /* Default of ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS. */
 #define RP_ORDER_TIMEOUT_MS 20000u
+/* Shortest wait for a trace thread no live thread has taken while every
+ * live thread of the replay waits for its turn (replay_order.c). */
+#define RP_ABSENT_GRACE_MS 1000u
 
 /* Loads `path` (mode strict or lenient) into R, replacing what was there;
  * false with R.error set on failure (R.state is then RP_ERROR). */
@@ -111,6 +120,21 @@ const rp_rec *replay_fact_for(const mock_call *c);
 
 /* The timeout code of a wait function (a poll), or 0 for other functions. */
 int replay_poll_timeout(int fn);
+
+/* ------------------------------------------ replay_order.c: between threads */
+
+enum rp_turn { RP_TURN_OK, RP_TURN_LATE, RP_TURN_EXTRA, RP_TURN_STOPPED };
+
+/* Record `rec` (an index into R.recs) has started. */
+void replay_mark_begun(size_t rec);
+/* Waits until every call that started before record `rec` in the recording
+ * has started here: RP_TURN_LATE (reason set) when that can no longer
+ * happen or the order timeout ran out, RP_TURN_EXTRA when `patience_ms` (a
+ * poll in a running loop, 0 none) ran out first, RP_TURN_STOPPED when the
+ * replay stopped meanwhile. */
+enum rp_turn replay_wait_turn(size_t rec, uint64_t patience_ms, char *reason, size_t cap);
+/* The calling live thread has taken trace thread `ix`: watch for its exit. */
+void replay_thread_bound(size_t ix);
 
 /* ------------------------------------------------- replay_match.c: values */
 

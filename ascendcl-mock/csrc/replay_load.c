@@ -26,6 +26,7 @@ void replay_clear_locked(void)
     }
     free(R.recs);
     free(R.begun);
+    free(R.by_rank);
     for (size_t i = 0; i < R.nthreads; i++) {
         free(R.threads[i].recs);
     }
@@ -254,9 +255,8 @@ static int read_line(FILE *f, strbuf *line)
     return line->len > RP_MAX_LINE ? 1 : nul ? 2 : 0;
 }
 
-/* Ranks the records in the order the calls started (t_ns, then seq) and
- * lists each thread's records in that order. */
-static size_t *sort_keys;
+/* Ranks the records in the order the calls started (t_ns, then seq), lists
+ * each thread's records in that order, and keeps the ranking (R.by_rank). */
 static int by_start(const void *a, const void *b)
 {
     const rp_rec *x = &R.recs[*(const size_t *)a], *y = &R.recs[*(const size_t *)b];
@@ -268,27 +268,27 @@ static int by_start(const void *a, const void *b)
 
 static void order_records(void)
 {
-    sort_keys = malloc((R.nrecs ? R.nrecs : 1) * sizeof(*sort_keys));
+    R.by_rank = malloc((R.nrecs ? R.nrecs : 1) * sizeof(*R.by_rank));
     R.begun = calloc(R.nrecs ? R.nrecs : 1, sizeof(*R.begun));
-    if (!sort_keys || !R.begun) {
+    if (!R.by_rank || !R.begun) {
         abort();
     }
     for (size_t i = 0; i < R.nrecs; i++) {
-        sort_keys[i] = i;
+        R.by_rank[i] = i;
     }
-    qsort(sort_keys, R.nrecs, sizeof(*sort_keys), by_start);
+    qsort(R.by_rank, R.nrecs, sizeof(*R.by_rank), by_start);
     for (size_t k = 0; k < R.nrecs; k++) {
-        rp_rec *r = &R.recs[sort_keys[k]];
+        rp_rec *r = &R.recs[R.by_rank[k]];
         r->rank = k;
         /* no call waits for a poll: how often a thread polls is timing */
         R.begun[k] = r->poll;
-        thread_push(thread_for(r->thread), sort_keys[k]);
+        rp_thread *t = thread_for(r->thread); /* may move R.threads */
+        r->thread_ix = (size_t)(t - R.threads);
+        thread_push(t, R.by_rank[k]);
     }
     while (R.low < R.nrecs && R.begun[R.low]) {
         R.low++;
     }
-    free(sort_keys);
-    sort_keys = NULL;
 }
 
 bool replay_load_locked(const char *path, int mode)

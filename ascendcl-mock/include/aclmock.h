@@ -146,7 +146,9 @@ typedef enum aclmockReplayMode {
  * trace could not be loaded, a call diverged, or a strict replay did not make
  * every call): the mock reports on stderr and ends the process with it at
  * exit. ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS (default 20000) bounds how long
- * a call waits for another thread's call that preceded it in the trace. */
+ * a call waits for another thread's call that preceded it in the trace; the
+ * wait fails sooner when that call can no longer come (its thread exited, or
+ * never came while every thread waits: docs/trace-format.md). */
 #define ACLMOCK_REPLAY_FAILED_EXIT 86
 
 /* Loads a trace (replacing any replay; NULL or ACLMOCK_REPLAY_OFF stops).

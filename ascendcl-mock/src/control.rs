@@ -4,6 +4,7 @@ use std::ffi::{CString, c_char};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use crate::control_error::{ControlError, check};
 use crate::journal::JournalEntry;
 
 /// Kinds of resources the mock counts while alive (`aclmockResource`).
@@ -285,17 +286,23 @@ impl Mock {
     }
 
     /// Number of devices, for devices not touched since the last reset
-    /// (default 8): 1 to 64, else `Err(100000)`
+    /// (default 8): 1 to 64, else a [`ControlError`] with code 100000
     /// (`ACL_ERROR_INVALID_PARAM`).
-    pub fn set_device_count(&self, count: u32) -> Result<(), i32> {
+    pub fn set_device_count(&self, count: u32) -> Result<(), ControlError> {
         // SAFETY: plain integer argument.
-        ok(unsafe { (self.set_device_count)(count) })
+        let code = unsafe { (self.set_device_count)(count) };
+        check("set_device_count", code, || {
+            format!(
+                "{count} devices: the mock has 1 to 64, and the count can only change before \
+                 any device is used (call it right after taking the mock)"
+            )
+        })
     }
 
     /// Usable HBM per device, for devices not touched since the last reset:
     /// a small card makes out-of-memory paths easy to reach. From 2 MiB to
-    /// 16 TiB (rounded down to a whole page), else `Err(100000)`
-    /// (`ACL_ERROR_INVALID_PARAM`).
+    /// 16 TiB (rounded down to a whole page), else a [`ControlError`] with
+    /// code 100000 (`ACL_ERROR_INVALID_PARAM`).
     ///
     /// ```
     /// use ascendcl_sys::{ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtMemMallocPolicy};
@@ -312,16 +319,37 @@ impl Mock {
     ///     lib.aclrtResetDevice(0).unwrap();
     /// }
     /// ```
-    pub fn set_hbm_bytes(&self, bytes: u64) -> Result<(), i32> {
+    pub fn set_hbm_bytes(&self, bytes: u64) -> Result<(), ControlError> {
         // SAFETY: plain integer argument.
-        ok(unsafe { (self.set_hbm_bytes)(bytes) })
+        let code = unsafe { (self.set_hbm_bytes)(bytes) };
+        check("set_hbm_bytes", code, || {
+            format!(
+                "{bytes} bytes of HBM: the mock takes 2 MiB to 16 TiB per device, and the size \
+                 can only change before any device is used (call it right after taking the mock)"
+            )
+        })
     }
 
-    /// The SoC name `aclrtGetSocName` reports.
-    pub fn set_soc_name(&self, name: &str) -> Result<(), i32> {
-        let name = CString::new(name).map_err(|_| ascendcl_sys::ACL_ERROR_INVALID_PARAM)?;
-        // SAFETY: `name` is a valid NUL-terminated string for the call.
-        ok(unsafe { (self.set_soc_name)(name.as_ptr()) })
+    /// The SoC name `aclrtGetSocName` reports: not empty, no NUL byte.
+    pub fn set_soc_name(&self, name: &str) -> Result<(), ControlError> {
+        let refused = |code| {
+            ControlError::new(
+                "set_soc_name",
+                code,
+                format!(
+                    "SoC name {name:?}: give a non-empty name without NUL bytes, e.g. \"Ascend910B1\""
+                ),
+            )
+        };
+        let c_name =
+            CString::new(name).map_err(|_| refused(ascendcl_sys::ACL_ERROR_INVALID_PARAM))?;
+        // SAFETY: `c_name` is a valid NUL-terminated string for the call.
+        let code = unsafe { (self.set_soc_name)(c_name.as_ptr()) };
+        if code == 0 {
+            Ok(())
+        } else {
+            Err(refused(code))
+        }
     }
 
     /// How long every stream task waits before it runs.
@@ -463,23 +491,35 @@ impl Mock {
     /// }
     /// assert!(mock.inject(&Fault::always("cudaMalloc", 1)).is_err());
     /// ```
-    pub fn inject(&self, fault: &Fault) -> Result<(), i32> {
-        let name = CString::new(fault.function.as_str())
-            .map_err(|_| ascendcl_sys::ACL_ERROR_INVALID_PARAM)?;
+    pub fn inject(&self, fault: &Fault) -> Result<(), ControlError> {
+        let refused = |code, why: &str| ControlError::new("inject", code, why.to_owned());
+        let nul = || {
+            refused(
+                ascendcl_sys::ACL_ERROR_INVALID_PARAM,
+                "a NUL byte in the function name or message",
+            )
+        };
+        let name = CString::new(fault.function.as_str()).map_err(|_| nul())?;
         let message = match &fault.message {
-            Some(m) => {
-                Some(CString::new(m.as_str()).map_err(|_| ascendcl_sys::ACL_ERROR_INVALID_PARAM)?)
-            }
+            Some(m) => Some(CString::new(m.as_str()).map_err(|_| nul())?),
             None => None,
         };
         let message_ptr = message.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
         // SAFETY: both strings are NUL-terminated and live across the call.
-        ok(unsafe {
+        let code = unsafe {
             (self.inject_fault)(
                 name.as_ptr(),
                 fault.nth.unwrap_or(0),
                 fault.code,
                 message_ptr,
+            )
+        };
+        check("inject", code, || {
+            format!(
+                "a fault on {:?}: the mock injects faults only into the AscendCL, aclnn and HCCL \
+                 functions it implements, by their C names (e.g. \"aclrtMalloc\"); see the \
+                 journal for the names your code calls",
+                fault.function
             )
         })
     }
@@ -495,10 +535,6 @@ impl Mock {
         // SAFETY: no arguments.
         unsafe { (self.backed_bytes)() }
     }
-}
-
-pub(crate) fn ok(code: i32) -> Result<(), i32> {
-    if code == 0 { Ok(()) } else { Err(code) }
 }
 
 /// Calls a "fill buf, return full length" C function until the text fits.

@@ -131,6 +131,7 @@
 //! ```
 
 mod control;
+mod control_error;
 mod install;
 mod journal;
 mod json;
@@ -142,6 +143,7 @@ pub mod trace;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub use control::{Fault, LiveCounts, Misuse, Mock, Resource};
+pub use control_error::ControlError;
 pub use install::{
     InstallError, Installation, LIBRARIES, MockLibrary, find_library, install, library_dir,
 };
@@ -269,7 +271,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ),
     (
         "ASCENDCL_MOCK_REPLAY_ORDER_TIMEOUT_MS",
-        "longest a replayed call waits for another thread's call that preceded it in the trace, ms (1 to 600000, default 20000)",
+        "longest a replayed call waits for another thread's call that preceded it in the trace, ms (1 to 600000, default 20000); the wait fails sooner once that call cannot come (its thread exited, or never came while every thread waits)",
     ),
 ];
 

@@ -6,6 +6,8 @@ use std::ffi::{CString, c_char};
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::control_error::{ControlError, check};
+
 /// The control API of the recording shim at [`crate::RECORDER_PATH`].
 pub struct Recorder {
     start: unsafe extern "C" fn(*const c_char, *const c_char) -> i32,
@@ -22,9 +24,14 @@ impl std::fmt::Debug for Recorder {
     }
 }
 
-fn c_path(path: &Path) -> Result<CString, i32> {
-    CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| ascendcl_sys::ACL_ERROR_INVALID_PARAM)
+fn c_path(path: &Path) -> Result<CString, ControlError> {
+    CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| {
+        ControlError::new(
+            "record",
+            ascendcl_sys::ACL_ERROR_INVALID_PARAM,
+            format!("{}: a path with a NUL byte", path.display()),
+        )
+    })
 }
 
 impl Recorder {
@@ -60,12 +67,29 @@ impl Recorder {
 
     /// Starts a new trace at `trace` (ids and sequence from 1), forwarding
     /// to `target` if given. No other thread may be inside an ACL call.
-    pub fn start(&self, trace: impl AsRef<Path>, target: Option<&Path>) -> Result<(), i32> {
-        let trace = c_path(trace.as_ref())?;
-        let target = target.map(c_path).transpose()?;
-        let target_ptr = target.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
+    pub fn start(
+        &self,
+        trace: impl AsRef<Path>,
+        target: Option<&Path>,
+    ) -> Result<(), ControlError> {
+        let trace_path = trace.as_ref();
+        let trace = c_path(trace_path)?;
+        let target_c = target.map(c_path).transpose()?;
+        let target_ptr = target_c.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
         // SAFETY: both strings are NUL-terminated and outlive the call.
-        crate::control::ok(unsafe { (self.start)(trace.as_ptr(), target_ptr) })
+        let code = unsafe { (self.start)(trace.as_ptr(), target_ptr) };
+        check("record", code, || match target {
+            Some(target) => format!(
+                "cannot record into {} forwarding to {}: check that the trace's directory is \
+                 writable and that the target is an AscendCL library",
+                trace_path.display(),
+                target.display()
+            ),
+            None => format!(
+                "cannot record into {}: check that its directory exists and is writable",
+                trace_path.display()
+            ),
+        })
     }
 
     /// Closes the trace; calls are still forwarded.

@@ -24,7 +24,8 @@ use std::ffi::CString;
 use std::io;
 use std::path::Path;
 
-use crate::control::{Mock, ok, read_string};
+use crate::control::{Mock, read_string};
+use crate::control_error::{ControlError, check};
 use crate::trace::{Value, header_line};
 
 /// The code of the first call that differs from the trace in strict mode
@@ -207,15 +208,25 @@ impl Mock {
     /// Replays the trace at `path` from now on (call right after a reset:
     /// the device model is configured from the trace). Fails with 100003
     /// (cannot open) or 100006 (not a version 1 trace).
-    pub fn replay(&self, path: impl AsRef<Path>, mode: ReplayMode) -> Result<(), i32> {
-        let path = CString::new(path.as_ref().as_os_str().as_encoded_bytes())
-            .map_err(|_| ascendcl_sys::ACL_ERROR_INVALID_PARAM)?;
+    pub fn replay(&self, path: impl AsRef<Path>, mode: ReplayMode) -> Result<(), ControlError> {
+        let shown = path.as_ref().display().to_string();
+        let c_path = CString::new(path.as_ref().as_os_str().as_encoded_bytes()).map_err(|_| {
+            ControlError::new(
+                "replay",
+                ascendcl_sys::ACL_ERROR_INVALID_PARAM,
+                format!("{shown}: a path with a NUL byte"),
+            )
+        })?;
         let mode = match mode {
             ReplayMode::Strict => 1,
             ReplayMode::Lenient => 2,
         };
-        // SAFETY: `path` is NUL-terminated and outlives the call.
-        ok(unsafe { (self.replay_load)(path.as_ptr(), mode) })
+        // SAFETY: `c_path` is NUL-terminated and outlives the call.
+        let code = unsafe { (self.replay_load)(c_path.as_ptr(), mode) };
+        check("replay", code, || {
+            let error = self.replay_status().error.unwrap_or_default();
+            format!("cannot replay {shown}: {error}; record a trace with `ascendcl trace record`")
+        })
     }
 
     /// Stops replaying.

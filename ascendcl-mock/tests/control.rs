@@ -10,11 +10,36 @@ use common::*;
 #[test]
 fn configuration_setters_reject_bad_values_and_apply_to_untouched_devices() {
     let t = T::new();
-    assert_eq!(t.s.set_device_count(0), Err(ACL_ERROR_INVALID_PARAM));
-    assert_eq!(t.s.set_device_count(65), Err(ACL_ERROR_INVALID_PARAM));
-    assert_eq!(t.s.set_hbm_bytes(4096), Err(ACL_ERROR_INVALID_PARAM));
-    assert_eq!(t.s.set_soc_name(""), Err(ACL_ERROR_INVALID_PARAM));
-    assert_eq!(t.s.set_soc_name("a\0b"), Err(ACL_ERROR_INVALID_PARAM));
+    assert_eq!(
+        t.s.set_device_count(0).map_err(|e| e.code()),
+        Err(ACL_ERROR_INVALID_PARAM)
+    );
+    assert_eq!(
+        t.s.set_device_count(65).map_err(|e| e.code()),
+        Err(ACL_ERROR_INVALID_PARAM)
+    );
+    assert_eq!(
+        t.s.set_hbm_bytes(4096).map_err(|e| e.code()),
+        Err(ACL_ERROR_INVALID_PARAM)
+    );
+    assert_eq!(
+        t.s.set_soc_name("").map_err(|e| e.code()),
+        Err(ACL_ERROR_INVALID_PARAM)
+    );
+    assert_eq!(
+        t.s.set_soc_name("a\0b").map_err(|e| e.code()),
+        Err(ACL_ERROR_INVALID_PARAM)
+    );
+    // each refusal names the control and the accepted range
+    let error = t.s.set_hbm_bytes(4096).unwrap_err();
+    assert_eq!(error.control(), "set_hbm_bytes");
+    assert!(error.to_string().contains("2 MiB to 16 TiB"), "{error}");
+    assert!(
+        t.s.set_device_count(65)
+            .unwrap_err()
+            .reason()
+            .contains("1 to 64")
+    );
     t.s.set_device_count(2).unwrap();
     let mut n = 0u32;
     // SAFETY: valid out-pointer.

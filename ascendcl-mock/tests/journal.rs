@@ -186,7 +186,8 @@ fn faults_fail_the_nth_call_with_the_given_code_and_message() {
         "the message survived"
     );
     assert_eq!(
-        t.s.inject(&Fault::always("aclrtNoSuchThing", 1)),
+        t.s.inject(&Fault::always("aclrtNoSuchThing", 1))
+            .map_err(|e| e.code()),
         Err(ACL_ERROR_INVALID_PARAM)
     );
     assert_eq!(t.destroy_stream(s), OK);

@@ -283,23 +283,35 @@ fn a_call_waits_for_the_other_threads_calls_that_preceded_it_in_the_trace() {
 }
 
 #[test]
-fn a_call_that_overtakes_an_earlier_call_of_another_thread_diverges_after_the_order_timeout() {
-    const NAME: &str =
-        "a_call_that_overtakes_an_earlier_call_of_another_thread_diverges_after_the_order_timeout";
+fn a_call_that_overtakes_an_earlier_call_of_a_running_thread_diverges_after_the_order_timeout() {
+    const NAME: &str = "a_call_that_overtakes_an_earlier_call_of_a_running_thread_diverges_after_the_order_timeout";
     if is_child(NAME) {
         let t = T::new();
         let path = std::env::var("TEST_TRACE").unwrap();
         t.s.replay(&path, ReplayMode::Strict).unwrap();
         assert_eq!(t.set_device(0), OK);
-        t.current_context().unwrap();
-        // main's part before the worker exists: it can only wait, then fail
-        assert_eq!(t.malloc(2048, HUGE_FIRST).unwrap_err(), REPLAY_DIVERGED);
+        let ctx = t.current_context().unwrap() as usize;
+        let (bound, wait_bound) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            // the worker takes its trace thread, then is busy (not waiting
+            // in the mock) for longer than the order timeout
+            s.spawn(|| {
+                // SAFETY: a live context of this mock; the call only binds it.
+                let rc = unsafe { t.lib.aclrtSetCurrentContext(ctx as *mut c_void) }.unwrap();
+                assert_eq!(rc, OK);
+                bound.send(()).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(900));
+            });
+            wait_bound.recv().unwrap();
+            // main's part before the worker's malloc: it waits, then fails
+            assert_eq!(t.malloc(2048, HUGE_FIRST).unwrap_err(), REPLAY_DIVERGED);
+        });
         let status = t.s.replay_status();
         assert_eq!(status.state, ReplayState::Diverged);
         assert!(
             status
                 .text
-                .contains("waited 300 ms for trace seq 3 (aclrtSetCurrentContext"),
+                .contains("waited 300 ms for trace seq 4 (aclrtMalloc"),
             "{}",
             status.text
         );

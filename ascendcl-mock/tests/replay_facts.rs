@@ -335,7 +335,7 @@ fn traces_of_another_version_or_no_file_are_rejected_and_fail_every_strict_call(
     )
     .unwrap();
     assert_eq!(
-        t.s.replay(&path, ReplayMode::Strict),
+        t.s.replay(&path, ReplayMode::Strict).map_err(|e| e.code()),
         Err(ACL_ERROR_PARSE_FILE)
     );
     let status = t.s.replay_status();
@@ -349,12 +349,12 @@ fn traces_of_another_version_or_no_file_are_rejected_and_fail_every_strict_call(
     assert!(t.recent_msg().unwrap().contains("could not be loaded"));
     std::fs::write(&path, "{\"seq\":1,\"fn\":\"aclInit\"}\n").unwrap();
     assert_eq!(
-        t.s.replay(&path, ReplayMode::Strict),
+        t.s.replay(&path, ReplayMode::Strict).map_err(|e| e.code()),
         Err(ACL_ERROR_PARSE_FILE)
     );
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
-        t.s.replay(&path, ReplayMode::Strict),
+        t.s.replay(&path, ReplayMode::Strict).map_err(|e| e.code()),
         Err(ACL_ERROR_INVALID_FILE)
     );
     t.s.stop_replay();

@@ -110,11 +110,43 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Running your own program on the mock
+//!
+//! Tests take the mock with `Runtime::mock()` (above). A program that calls
+//! [`Runtime::init`] — your binary, an example, a benchmark — runs on the
+//! mock unchanged when `ASCENDCL_LIBRARY` names the mock's library, which
+//! `ascendcl-mock install` puts on disk:
+//!
+//! ```sh
+//! cargo install ascendcl-mock --features cli
+//! ascendcl-mock install --prefix "$HOME/.local/ascendcl-mock"
+//! ASCENDCL_LIBRARY="$HOME/.local/ascendcl-mock/lib/libascendcl.so" cargo run --bin your-program
+//! ```
+//!
+//! The mock's own settings (`ASCENDCL_MOCK_DEVICE_COUNT`, `ASCENDCL_MOCK_HBM_BYTES`,
+//! faults, traces: `ascendcl_mock::ENV_VARS`) apply there too. A program that
+//! should always run on the mock (a demo, a CI job) can instead depend on
+//! `ascendcl-mock` and open it in place of `Runtime::init()`:
+//! `Runtime::with_library(ascendcl_mock::library()?)`. `ascendcl doctor`
+//! (the `ascendcl-cli` crate) says which library a program would load.
+//!
 //! # Errors
 //!
 //! Every fallible call returns [`Result`]; see [`Error`] for what an error
 //! carries. Nothing in this crate panics on bad input: lengths, ranges,
 //! device ids and timeouts are checked before any FFI call.
+//!
+//! An [`Error`] prints the same helpful message with `{}` and `{:?}` (what
+//! failed, the code and its name, the runtime's text, a hint), so the
+//! `fn main() -> ascendcl::Result<()>` above prints it when it fails, as do
+//! `unwrap()` and a failing test; `{:#?}` prints the structure instead:
+//!
+//! ```text
+//! Error: could not load the AscendCL runtime library; tried:
+//!   - /opt/cann/lib64/libascendcl.so (from ASCENDCL_LIBRARY): no such file
+//! Set ASCENDCL_LIBRARY to the path of libascendcl.so ...
+//! hint: `ascendcl doctor` (cargo install ascendcl-cli) checks this machine's CANN install, ...
+//! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -139,6 +171,7 @@ mod queued;
 mod runtime;
 pub mod safety;
 mod stream;
+pub mod tensor_file;
 mod tracker;
 pub mod validate;
 mod verified_names;

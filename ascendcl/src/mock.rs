@@ -54,14 +54,38 @@
 //! ([`Mock::live_counts`]), misuse ([`Mock::misuse_log`]), device count and
 //! HBM size ([`Mock::set_device_count`], [`Mock::set_hbm_bytes`]: call them
 //! before opening a device), slow streams ([`Mock::set_stream_delay`]) and
-//! replaying a trace recorded on a card ([`Mock::replay`]).
+//! replaying a trace recorded on a card ([`Mock::replay`]). A control that
+//! refuses its argument returns a [`ControlError`], which converts into
+//! [`Error`], so `?` works in a test returning [`crate::Result`]:
+//!
+//! ```
+//! # fn main() -> ascendcl::Result<()> {
+//! use ascendcl::prelude::*;
+//!
+//! let rt = Runtime::mock()?;
+//! rt.mock().set_device_count(2)?;
+//! rt.mock().set_hbm_bytes(8 << 20)?; // an 8 MiB card
+//! assert_eq!(rt.device_count()?, 2);
+//! assert!(rt.mock().set_device_count(0).is_err()); // 1 to 64
+//! # Ok(()) }
+//! ```
 
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 
 pub use ascendcl_mock::{
-    Fault, JournalEntry, LiveCounts, Misuse, Mock, ReplayMode, ReplayStatus, Resource,
+    ControlError, Fault, JournalEntry, LiveCounts, Misuse, Mock, ReplayMode, ReplayStatus, Resource,
 };
+
+/// A refused mock control is an [`Error::InvalidArgument`] carrying its
+/// message (the control, the mock's code, what to do), so `?` works on
+/// [`Mock::set_hbm_bytes`] and the other controls in a test that returns
+/// [`crate::Result`].
+impl From<ControlError> for Error {
+    fn from(error: ControlError) -> Error {
+        Error::InvalidArgument(error.to_string())
+    }
+}
 
 /// A test's exclusive use of the mock, with the runtime on it.
 ///
@@ -138,21 +162,18 @@ impl MockRuntime {
     /// Fails with [`Error::InvalidArgument`] for a function the mock does
     /// not implement (a misspelt name would otherwise never fire).
     pub fn inject(&self, fault: Fault) -> Result<()> {
-        self.mock().inject(&fault).map_err(|code| {
-            Error::InvalidArgument(format!(
-                "the mock refused the fault on {:?} (code {code}): it injects faults only into \
-                 the AscendCL and aclnn functions it implements, by their C names (e.g. \
-                 \"aclrtMalloc\"); see the journal for the names your code calls",
-                fault.function
-            ))
-        })
+        Ok(self.mock().inject(&fault)?)
     }
 
     /// Checks that the test left nothing behind: no resource alive (drop
     /// your devices, streams and buffers first), no misuse detected, and no
     /// error parked by a destructor.
     ///
-    /// Fails with [`Error::InvalidState`] describing what is left.
+    /// Fails with [`Error::InvalidState`] describing what is left, by the
+    /// objects of this crate that hold it: "1 Device open (a Device, or a
+    /// Context, Stream, Event, buffer, allocator or communicator, which keep
+    /// their device open)", "2 DeviceBuffer", ..., each with the mock's own
+    /// count name in brackets.
     pub fn check_clean(&self) -> Result<()> {
         let mock = self.mock();
         let mut problems = Vec::new();
@@ -160,10 +181,13 @@ impl MockRuntime {
         let alive: Vec<String> = Resource::ALL
             .iter()
             .filter(|&&kind| live.get(kind) > 0)
-            .map(|&kind| format!("{kind:?}: {}", live.get(kind)))
+            .map(|&kind| still_alive(kind, live.get(kind)))
             .collect();
         if !alive.is_empty() {
-            problems.push(format!("still alive: {}", alive.join(", ")));
+            problems.push(format!(
+                "still alive: {}; drop these objects (or end their scope) before check_clean()",
+                alive.join(", ")
+            ));
         }
         if mock.misuse_total() > 0 {
             problems.push(format!("misuse detected:\n{}", mock.misuse_log()));
@@ -185,6 +209,51 @@ impl MockRuntime {
             )))
         }
     }
+}
+
+/// What of this crate holds `n` live mock resources of `kind`, for
+/// [`MockRuntime::check_clean`].
+fn still_alive(kind: Resource, n: u64) -> String {
+    let (what, held_by) = match kind {
+        Resource::DeviceRef => (
+            "Device open",
+            "a Device, or a Context, Stream, Event, buffer, allocator or communicator, \
+             which keep their device open",
+        ),
+        Resource::Context => ("Context", "made with Context::new"),
+        Resource::Stream => ("Stream", "a Stream, or a clone of one"),
+        Resource::Event => (
+            "Event",
+            "an Event, or one a buffer or stream keeps to order its queued uses",
+        ),
+        Resource::DeviceBuffer => (
+            "DeviceBuffer",
+            "a DeviceBuffer, or a CachingAllocator's cached segments (drop it, or empty_cache)",
+        ),
+        Resource::HostBuffer => ("HostBuffer", "pinned host memory: a HostBuffer"),
+        Resource::Reservation => (
+            "VirtualRange",
+            "a vmm::VirtualRange, or an expandable allocator",
+        ),
+        Resource::Physical => (
+            "PhysicalMemory",
+            "a vmm::PhysicalMemory, or an expandable allocator",
+        ),
+        Resource::Mapping => ("Mapping", "a vmm::Mapping, or an expandable allocator"),
+        Resource::AclnnTensor
+        | Resource::AclnnScalar
+        | Resource::AclnnArray
+        | Resource::AclnnTensorList => (
+            "operator descriptor",
+            "an ops::Prepared or ops::Repeatable, which own their descriptors",
+        ),
+        Resource::AclnnExecutor => (
+            "operator executor",
+            "an ops::Prepared not launched, or an ops::Repeatable",
+        ),
+        Resource::HcclComm => ("Communicator", "an hccl::Communicator"),
+    };
+    format!("{n} {what} ({held_by}; the mock's {kind:?}: {n})")
 }
 
 impl std::ops::Deref for MockRuntime {

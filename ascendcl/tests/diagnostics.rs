@@ -50,36 +50,196 @@ fn elapsed_on_events_without_timestamps_hints_at_the_timeline_flag() {
     });
 }
 
-/// Runs the mock out of memory through `config` and returns the error text.
-fn out_of_memory_text(env: &common::Env, config: AllocatorConfig) -> String {
+/// On a 64 MiB card: 30 small blocks fill 15 two-MiB segments, every other
+/// one is freed (15 MiB live, 30 MiB held and none of it returnable), then
+/// 40 MiB are asked for: 55 MiB would fit the card, but only 34 MiB are
+/// free. The error.
+fn fragmented_segments_error(env: &common::Env) -> ascendcl::alloc::OutOfMemory {
     let (_device, ctx) = env.device0();
     let stream = Stream::new(&ctx).expect("stream");
-    let allocator = CachingAllocator::new(&ctx, config).expect("allocator");
-    let held = allocator
-        .alloc::<u8>(&stream, 40 * MIB)
-        .expect("40 MiB fits");
+    let allocator = CachingAllocator::new(&ctx, AllocatorConfig::segments()).expect("allocator");
+    let mut blocks: Vec<_> = (0..30)
+        .map(|_| {
+            allocator
+                .alloc::<u8>(&stream, MIB - 1024)
+                .expect("small blocks fit")
+        })
+        .collect();
+    let mut i = 0;
+    blocks.retain(|_| {
+        i += 1;
+        i % 2 == 0
+    });
     let error = allocator.alloc::<u8>(&stream, 40 * MIB).unwrap_err();
-    assert!(matches!(error, Error::OutOfMemory(_)), "{error:?}");
-    drop(held);
+    drop(blocks);
     allocator.empty_cache().expect("empty_cache");
-    error.to_string()
+    match error {
+        Error::OutOfMemory(oom) => *oom,
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
-fn out_of_memory_suggests_expandable_segments_only_to_fixed_segments() {
+fn a_fragmented_cache_of_fixed_segments_suggests_expandable_segments() {
     let env = common::env();
     env.session
         .mock()
         .set_hbm_bytes(64 * MIB as u64)
         .expect("set HBM");
-    let fixed = out_of_memory_text(&env, AllocatorConfig::segments());
-    assert!(fixed.contains("AllocatorConfig::expandable()"), "{fixed}");
-    let expandable = out_of_memory_text(&env, AllocatorConfig::expandable());
-    assert!(!expandable.contains("switch to"), "{expandable}");
-    assert!(
-        expandable.contains("expandable segments are already in use")
-            || expandable.contains("reserve_factor"),
-        "{expandable}"
-    );
+    let oom = fragmented_segments_error(&env);
+    let text = oom.to_string();
+    // 15 MiB live, 30 MiB held, 34 MiB free: 40 MiB would fit in a compacted cache
+    assert!(oom.stats.allocated.current < 15 * MIB, "{text}");
+    assert_eq!(oom.stats.reserved.current, 30 * MIB, "{text}");
+    assert!(text.contains("segments are fragmented"), "{text}");
+    assert!(text.contains("AllocatorConfig::expandable()"), "{text}");
     env.assert_clean();
+}
+
+#[test]
+fn a_full_small_block_range_is_not_blamed_on_reserve_factor() {
+    let env = common::env();
+    env.session
+        .mock()
+        .set_hbm_bytes(64 * MIB as u64)
+        .expect("set HBM");
+    let (device, ctx) = env.device0();
+    let stream = Stream::new(&ctx).expect("stream");
+    let allocator = CachingAllocator::new(&ctx, AllocatorConfig::expandable()).expect("allocator");
+    // the small pool's range is 64 MiB / 8: 8 blocks of just under 1 MiB fill it
+    let mut blocks = Vec::new();
+    let error = loop {
+        match allocator.alloc::<u8>(&stream, MIB - 1024) {
+            Ok(block) => blocks.push(block),
+            Err(error) => break error,
+        }
+    };
+    let text = error.to_string();
+    assert!(blocks.len() <= 8, "{}", blocks.len());
+    assert!(text.contains("blocks of at most 1 MiB"), "{text}");
+    assert!(!text.contains("reserve_factor"), "{text}");
+    drop(blocks);
+    allocator.empty_cache().expect("empty_cache");
+    drop((allocator, stream, ctx, device));
+    env.assert_clean();
+}
+
+/// The error of `config`'s allocator asking for `second` bytes while a block
+/// of `first` bytes is live (and `fault`, if any, injected after it).
+fn second_allocation_error(
+    env: &common::Env,
+    config: AllocatorConfig,
+    first: usize,
+    fault: Option<ascendcl_mock::Fault>,
+    second: usize,
+) -> ascendcl::alloc::OutOfMemory {
+    let (_device, ctx) = env.device0();
+    let stream = Stream::new(&ctx).expect("stream");
+    let allocator = CachingAllocator::new(&ctx, config).expect("allocator");
+    let held = allocator
+        .alloc::<u8>(&stream, first)
+        .expect("the first fits");
+    if let Some(fault) = fault {
+        env.inject(fault);
+    }
+    let error = allocator.alloc::<u8>(&stream, second).unwrap_err();
+    env.session.mock().clear_faults();
+    drop(held);
+    allocator.empty_cache().expect("empty_cache");
+    match error {
+        Error::OutOfMemory(oom) => *oom,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn on_a_small_card_the_out_of_memory_hint_follows_the_numbers_not_the_backend() {
+    let env = common::env();
+    env.session
+        .mock()
+        .set_hbm_bytes(8 * MIB as u64)
+        .expect("set HBM");
+    // expandable: 6 MiB live on an 8 MiB card, 4 MiB more asked for
+    let oom = second_allocation_error(&env, AllocatorConfig::expandable(), 6 * MIB, None, 4 * MIB);
+    let text = oom.to_string();
+    let (free, total) = oom.device_free.expect("the mock reports memory");
+    assert!(free < 4 * MIB && total == 8 * MIB, "{text}");
+    assert!(
+        text.contains("need more than the device's 8 MiB of HBM"),
+        "{text}"
+    );
+    // raising the address range would not help
+    assert!(!text.contains("reserve_factor"), "{text}");
+    // the statistics are in sizes a person reads, not "0.01 GiB"
+    assert!(text.contains("allocated 6 MiB (peak 6 MiB)"), "{text}");
+    assert!(!text.contains("GiB"), "{text}");
+
+    // fixed segments: a 6 MiB request takes a 20 MiB segment, which an 8 MiB
+    // card cannot give, though the request alone fits
+    let (device, ctx) = env.device0();
+    let stream = Stream::new(&ctx).expect("stream");
+    let allocator = CachingAllocator::new(&ctx, AllocatorConfig::segments()).expect("allocator");
+    let text = allocator
+        .alloc::<u8>(&stream, 6 * MIB)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("with a 20 MiB segment, more than the 8 MiB free"),
+        "{text}"
+    );
+    assert!(text.contains("AllocatorConfig::expandable()"), "{text}");
+    drop((allocator, stream, ctx, device));
+    env.assert_clean();
+}
+
+#[test]
+fn an_injected_device_failure_with_plenty_free_is_not_called_a_shortage() {
+    let env = common::env();
+    for (config, function) in [
+        (AllocatorConfig::expandable(), "aclrtMallocPhysical"),
+        (AllocatorConfig::segments(), "aclrtMallocAlign32"),
+    ] {
+        let fault = ascendcl_mock::Fault::always(function, 207001);
+        let oom = second_allocation_error(&env, config, 4096, Some(fault), 64 * MIB);
+        let text = oom.to_string();
+        assert!(
+            text.contains(&format!("runtime: {function} returned 207001")),
+            "{text}"
+        );
+        assert!(text.contains("is not a lack of memory"), "{text}");
+        for wrong in [
+            "need more than",
+            "batch size",
+            "fragmented",
+            "reserve_factor",
+        ] {
+            assert!(!text.contains(wrong), "{wrong}: {text}");
+        }
+    }
+    env.assert_clean();
+}
+
+#[test]
+fn statistics_print_sizes_in_the_unit_that_fits() {
+    let env = common::env();
+    let (_device, ctx) = env.device0();
+    let stream = Stream::new(&ctx).expect("stream");
+    let allocator = CachingAllocator::new(&ctx, AllocatorConfig::segments()).expect("allocator");
+    let a = allocator.alloc::<u8>(&stream, 512).expect("512 B");
+    let b = allocator
+        .alloc::<u8>(&stream, 3 * MIB / 2)
+        .expect("1.5 MiB");
+    let text = allocator.stats().to_string();
+    assert!(
+        text.starts_with("allocated 1.50 MiB (peak 1.50 MiB), reserved 22 MiB"),
+        "{text}"
+    );
+    drop((a, b));
+    allocator.empty_cache().expect("empty_cache");
+    assert!(
+        allocator
+            .stats()
+            .to_string()
+            .starts_with("allocated 0 B (peak 1.50 MiB), reserved 0 B")
+    );
 }

@@ -168,3 +168,77 @@ fn running_out_of_pinned_host_memory_is_not_reported_as_device_memory() {
         Ok(())
     });
 }
+
+#[test]
+fn debug_of_an_error_is_its_message_with_hints_and_alternate_debug_its_structure() {
+    use ascendcl::sys::{Attempt, LoadError};
+    let not_found = Error::Library(LoadError::NotFound {
+        attempts: vec![Attempt {
+            candidate: "/opt/missing/libascendcl.so".into(),
+            source: "ASCENDCL_LIBRARY".into(),
+            reason: "no such file".into(),
+        }],
+    });
+    // What `fn main() -> ascendcl::Result<()>` prints: the message, not the enum.
+    let debug = format!("{not_found:?}");
+    assert_eq!(debug, not_found.to_string());
+    for needle in [
+        "could not load the AscendCL runtime library",
+        "/opt/missing/libascendcl.so (from ASCENDCL_LIBRARY): no such file",
+        "Set ASCENDCL_LIBRARY",
+        "Runtime::mock()",
+        "hint: `ascendcl doctor`",
+    ] {
+        assert!(debug.contains(needle), "{needle} not in {debug}");
+    }
+    assert!(!debug.contains("NotFound"), "{debug}");
+    // `{:#?}` is the structure.
+    let structure = format!("{not_found:#?}");
+    assert!(
+        structure.starts_with("Library(\n    NotFound {\n        attempts: ["),
+        "{structure}"
+    );
+    assert!(
+        structure.contains("candidate: \"/opt/missing/libascendcl.so\""),
+        "{structure}"
+    );
+
+    // A runtime failure: code, name, runtime message, hint; nested in Deferred.
+    let env = common::env();
+    env.inject(Fault::nth("aclrtMalloc", 1, 207001).with_message("out of HBM"));
+    let device = Device::open(&env.rt, 0).unwrap();
+    let oom = DeviceBuffer::<u8>::alloc(&device.default_context(), 1024).unwrap_err();
+    let debug = format!("{oom:?}");
+    assert_eq!(debug, oom.to_string());
+    for needle in [
+        "aclrtMalloc returned 207001",
+        "ACL_ERROR_RT_MEMORY_ALLOCATION",
+        "out of HBM",
+        "hint:",
+    ] {
+        assert!(debug.contains(needle), "{needle} not in {debug}");
+    }
+    assert!(
+        format!("{oom:#?}").starts_with("Acl(\n    AclError {\n        code: 207001,"),
+        "{oom:#?}"
+    );
+    let deferred = Error::Deferred {
+        during: "DeviceBuffer",
+        source: Box::new(oom),
+    };
+    assert!(
+        format!("{deferred:?}")
+            .starts_with("while dropping DeviceBuffer: aclrtMalloc returned 207001")
+    );
+    assert!(
+        format!("{deferred:#?}").contains("source: Acl("),
+        "{deferred:#?}"
+    );
+    for plain in [
+        Error::InvalidArgument("length 0".into()),
+        Error::InvalidState("finalized".into()),
+        Error::WouldDeadlock("own stream".into()),
+    ] {
+        assert_eq!(format!("{plain:?}"), plain.to_string());
+    }
+}

@@ -48,15 +48,85 @@ fn inject_refuses_a_function_the_mock_does_not_implement() -> ascendcl::Result<(
 }
 
 #[test]
+fn a_refused_mock_control_is_an_ascendcl_error_that_says_what_to_do() -> ascendcl::Result<()> {
+    let rt = Runtime::mock()?;
+    let cases: [(&str, ascendcl::Result<()>, &str); 4] = [
+        (
+            "set_device_count",
+            rt.mock().set_device_count(0).map_err(Into::into),
+            "1 to 64",
+        ),
+        (
+            "set_hbm_bytes",
+            rt.mock().set_hbm_bytes(4096).map_err(Into::into),
+            "2 MiB to 16 TiB",
+        ),
+        (
+            "set_soc_name",
+            rt.mock().set_soc_name("a\0b").map_err(Into::into),
+            "without NUL",
+        ),
+        (
+            "replay",
+            rt.mock()
+                .replay("/nonexistent/trace.jsonl", ReplayMode::Strict)
+                .map_err(Into::into),
+            "/nonexistent/trace.jsonl",
+        ),
+    ];
+    for (control, result, advice) in cases {
+        let error = result.unwrap_err();
+        assert!(matches!(error, Error::InvalidArgument(_)), "{error:?}");
+        let text = error.to_string();
+        assert!(text.contains(control) && text.contains(advice), "{text}");
+    }
+    rt.mock().stop_replay();
+    // and `?` in a function returning ascendcl::Result compiles and passes
+    fn smaller_card(rt: &ascendcl::mock::MockRuntime) -> ascendcl::Result<usize> {
+        rt.mock().set_device_count(2)?;
+        rt.mock().set_hbm_bytes(16 << 20)?;
+        rt.mock().set_soc_name("Ascend910B1")?;
+        Ok(rt.device_count()? as usize)
+    }
+    assert_eq!(smaller_card(&rt)?, 2);
+    rt.check_clean()
+}
+
+#[test]
 fn check_clean_names_what_is_still_alive_and_passes_once_it_is_dropped() -> ascendcl::Result<()> {
     let rt = Runtime::mock()?;
     let device = Device::open(&rt, 0)?;
     let buffer = DeviceBuffer::<u8>::alloc(&device.default_context(), 16)?;
     let error = rt.check_clean().unwrap_err();
     assert!(matches!(error, Error::InvalidState(_)), "{error:?}");
-    assert!(error.to_string().contains("DeviceBuffer: 1"), "{error}");
+    assert!(
+        error.to_string().contains("1 DeviceBuffer (a DeviceBuffer"),
+        "{error}"
+    );
     drop(buffer);
     drop(device);
+    rt.check_clean()
+}
+
+#[test]
+fn check_clean_names_the_user_facing_object_a_held_context_keeps_open() -> ascendcl::Result<()> {
+    let rt = Runtime::mock()?;
+    let device = Device::open(&rt, 0)?;
+    let ctx = device.default_context();
+    drop(device); // the context still holds the device open
+    let text = rt.check_clean().unwrap_err().to_string();
+    for needle in [
+        "1 Device open (a Device, or a Context, Stream",
+        "the mock's DeviceRef: 1",
+        "drop these objects (or end their scope) before check_clean()",
+    ] {
+        assert!(text.contains(needle), "{needle} not in {text}");
+    }
+    let stream = Stream::new(&ctx)?;
+    drop(ctx);
+    let text = rt.check_clean().unwrap_err().to_string();
+    assert!(text.contains("1 Stream (a Stream"), "{text}");
+    drop(stream);
     rt.check_clean()
 }
 
@@ -64,9 +134,7 @@ fn check_clean_names_what_is_still_alive_and_passes_once_it_is_dropped() -> asce
 fn every_mock_runtime_starts_from_a_reset_mock() -> ascendcl::Result<()> {
     {
         let rt = Runtime::mock()?;
-        rt.mock()
-            .set_device_count(2)
-            .expect("no device touched yet");
+        rt.mock().set_device_count(2)?; // no device touched yet
         assert_eq!(rt.device_count()?, 2);
         rt.inject(Fault::always("aclrtMalloc", ACL_ERROR_RT_MEMORY_ALLOCATION))?;
     }
@@ -99,9 +167,7 @@ fn runtime_init_in_code_under_test_returns_the_mock_runtime() -> ascendcl::Resul
 #[test]
 fn small_hbm_makes_a_large_allocation_fail_as_out_of_memory() -> ascendcl::Result<()> {
     let rt = Runtime::mock()?;
-    rt.mock()
-        .set_hbm_bytes(8 << 20)
-        .expect("no device touched yet");
+    rt.mock().set_hbm_bytes(8 << 20)?; // no device touched yet
     let device = Device::open(&rt, 0)?;
     let ctx = device.default_context();
     let small = DeviceBuffer::<u8>::alloc(&ctx, 1 << 20)?;
@@ -171,9 +237,7 @@ fn a_trace_saved_from_one_test_replays_strictly_in_the_next() -> ascendcl::Resul
         rt.mock().save_trace(&trace).expect("writable temp dir");
     }
     let rt = Runtime::mock()?;
-    rt.mock()
-        .replay(&trace, ReplayMode::Strict)
-        .expect("a version 1 trace");
+    rt.mock().replay(&trace, ReplayMode::Strict)?;
     assert_eq!(round_trip(&rt, &[1.0, 2.0])?, [1.0, 2.0]);
     let status = rt.mock().replay_status();
     rt.mock().stop_replay();

@@ -7,7 +7,9 @@ mod common;
 mod ops_goldens_common;
 
 use ascendcl::ops::{self, CubeMath, Prepared, Reduction, Scalar};
-use ops_goldens_common::{Case, Uploaded, op_dtype, run_goldens, split};
+use ops_goldens_common::{
+    Case, Uploaded, cases_in, counts, op_dtype, run_goldens, set_root, split,
+};
 
 fn scalar(case: &Case, role: &str) -> Scalar {
     let (dtype, value) = &case.scalars[role];
@@ -122,7 +124,41 @@ fn every_operator_matches_its_pytorch_goldens_within_the_real_ops_tolerance() {
     common::check(|env| {
         let (_device, ctx) = env.device0();
         let ran = run_goldens(&ctx, "ops", prepare)?;
-        assert!(ran >= 250, "only {ran} cases ran");
+        let listed = counts::check_counts(&set_root("ops")).expect("CASES.txt");
+        assert_eq!(ran, listed, "every case CASES.txt lists ran");
         Ok(())
     });
+}
+
+#[test]
+fn a_deleted_or_stray_golden_case_fails_the_count_check() {
+    // A copy of the set's manifests (case.txt and CASES.txt only).
+    let copy = std::env::temp_dir().join(format!("ascendcl-goldens-count-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap();
+    let root = set_root("ops");
+    std::fs::copy(root.join("CASES.txt"), copy.join("CASES.txt")).unwrap();
+    for dir in cases_in("ops") {
+        let to = copy.join(dir.file_name().unwrap());
+        std::fs::create_dir(&to).unwrap();
+        std::fs::copy(dir.join("case.txt"), to.join("case.txt")).unwrap();
+    }
+    let listed = counts::check_counts(&copy).expect("a faithful copy passes");
+    assert_eq!(listed, cases_in("ops").len());
+
+    std::fs::remove_dir_all(copy.join("add_bf16_3x5")).unwrap();
+    let why = counts::check_counts(&copy).unwrap_err();
+    assert!(
+        why.contains("Add: CASES.txt lists 14, 13 case directories"),
+        "{why}"
+    );
+
+    std::fs::create_dir(copy.join("add_bf16_3x5")).unwrap();
+    std::fs::write(copy.join("add_bf16_3x5/case.txt"), "op Mul\n").unwrap();
+    let why = counts::check_counts(&copy).unwrap_err();
+    assert!(
+        why.contains("Add: CASES.txt lists 14, 13") && why.contains("Mul: CASES.txt lists 14, 15"),
+        "{why}"
+    );
+    std::fs::remove_dir_all(copy).unwrap();
 }

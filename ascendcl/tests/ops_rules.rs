@@ -40,6 +40,41 @@ fn a_phase_one_rejection_is_a_typed_error_with_status_name_message_and_hint() {
 }
 
 #[test]
+fn the_view_constructors_take_memory_then_shape_then_what_they_add() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        // bf16 in u16 storage: the dtype comes last, after the shape, as in strided_as
+        let mut bits = DeviceBuffer::<u16>::zeroed(&ctx, 6)?;
+        let view = Tensor::with_dtype(&bits, &[2, 3], ops::DType::BF16)?;
+        assert_eq!((view.dtype(), view.shape()), (ops::DType::BF16, vec![2, 3]));
+        let strided = Tensor::strided_as(&bits, &[3, 2], &[1, 3], 0, ops::DType::BF16)?;
+        assert_eq!(strided.strides(), vec![1, 3]);
+        let out = TensorMut::with_dtype(&mut bits, &[6], ops::DType::F16)?;
+        assert_eq!(out.dtype(), ops::DType::F16);
+        Ok(())
+    });
+}
+
+#[test]
+fn resize_default_is_pytorchs_default() {
+    // F.interpolate(x, size=..., mode="bicubic") : align_corners=False, scales from the sizes
+    let resize = ops::Resize::default();
+    assert_eq!(
+        resize,
+        ops::Resize {
+            align_corners: false,
+            scales_h: 0.0,
+            scales_w: 0.0
+        }
+    );
+    let aligned = ops::Resize {
+        align_corners: true,
+        ..Default::default()
+    };
+    assert!(aligned.align_corners && aligned.scales_h == 0.0);
+}
+
+#[test]
 fn views_that_do_not_fit_or_are_misaligned_are_refused_before_any_ffi_call() {
     common::check(|env| {
         let (_device, ctx) = env.device0();

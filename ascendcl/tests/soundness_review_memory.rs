@@ -63,7 +63,7 @@ fn a_detached_operator_writing_a_mapping_is_waited_for_before_the_unmap() {
         let x = DeviceBuffer::from_host(&ctx, &[-1.0f32; 1024])?;
         ops::relu(
             &Tensor::new(&x, &[1024])?,
-            TensorMut::with_dtype(&mut mapping, ops::DType::F32, &[1024])?,
+            TensorMut::with_dtype(&mut mapping, &[1024], ops::DType::F32)?,
         )?
         .launch(&stream, Workspace::none())?
         .detach();

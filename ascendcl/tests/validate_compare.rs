@@ -127,7 +127,10 @@ fn worst_elements_are_reported_with_their_multi_dimensional_indices() {
     );
     assert_eq!(report.worst[0].rel_error, 0.5);
     assert_eq!(report.max_abs_error_index, Some(vec![1, 2, 3]));
-    assert_eq!(validate::unravel_index(&shape, 23), vec![1, 2, 3]);
+    assert_eq!(
+        ascendcl::tensor_file::unravel_index(&shape, 23),
+        vec![1, 2, 3]
+    );
 
     // Asking for more than there are lists only the elements that differ.
     let options = CompareOptions {
@@ -155,6 +158,60 @@ fn worst_elements_are_reported_with_their_multi_dimensional_indices() {
         "{json}"
     );
     assert!(json.contains("\"verdict\":\"find-the-operator\""), "{json}");
+}
+
+#[test]
+fn huge_top_k_is_clamped_to_the_element_count_and_stays_one_pass() {
+    // 2^20 elements that all differ, each by its own amount, and a top_k of
+    // 2^32 (what `--top 4294967296` asks for): the list is every element,
+    // worst first, found with a heap bounded by the element count.
+    let n = 1usize << 20;
+    let expected = vec![0.0f32; n];
+    // error of element i: (i * 7919 mod n + 1) * 2^-24, all distinct.
+    let errors: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919 % n) + 1) as f32 / (1u32 << 24) as f32)
+        .collect();
+    let options = CompareOptions {
+        top_k: 1usize << 32,
+        ..Default::default()
+    };
+    let report = validate::compare(
+        &f32_tensor(&[n], &expected),
+        &f32_tensor(&[n], &errors),
+        &options,
+    )
+    .unwrap();
+    assert_eq!(report.worst.len(), n);
+    assert!(
+        report
+            .worst
+            .windows(2)
+            .all(|w| w[0].abs_error > w[1].abs_error),
+        "worst first, no duplicates"
+    );
+    assert_eq!(
+        report.worst[0].abs_error,
+        f64::from(errors.iter().copied().fold(0.0, f32::max))
+    );
+
+    // usize::MAX is accepted too, and a small k keeps exactly the k worst.
+    for (top_k, len) in [(usize::MAX, n), (5, 5)] {
+        let options = CompareOptions {
+            top_k,
+            ..Default::default()
+        };
+        let report = validate::compare(
+            &f32_tensor(&[n], &expected),
+            &f32_tensor(&[n], &errors),
+            &options,
+        )
+        .unwrap();
+        assert_eq!(report.worst.len(), len, "top_k {top_k}");
+        assert_eq!(
+            report.worst[len - 1].abs_error,
+            f64::from((n - len + 1) as f32 / (1u32 << 24) as f32)
+        );
+    }
 }
 
 #[test]
@@ -217,6 +274,61 @@ fn verdict_thresholds_follow_the_migration_checklist() {
     assert!(Thresholds::new(1e-3, 1e-4, 1e-5).is_err());
     assert!(Thresholds::new(-1.0, 1e-4, 1e-3).is_err());
     assert!(Thresholds::new(1e-5, 1e-4, f64::NAN).is_err());
+}
+
+#[test]
+fn an_error_just_across_a_threshold_never_prints_as_the_threshold() {
+    // 1.00005e-3 is over 1e-3 (find the operator), 9.99996e-4 under it
+    // (investigate): neither may print as "1.000e-3".
+    for (error, verdict, shown, relation) in [
+        (1.00005e-3, Verdict::FindTheOperator, "1.00005e-3", "> 1e-3"),
+        (
+            9.99996e-4,
+            Verdict::Investigate,
+            "9.99996e-4",
+            "is in (1e-4, 1e-3]",
+        ),
+        (
+            1.000001e-4,
+            Verdict::Investigate,
+            "1.000001e-4",
+            "is in (1e-4, 1e-3]",
+        ),
+        (1e-3, Verdict::Investigate, "1.000e-3", "is in (1e-4, 1e-3]"),
+        (
+            2.5e-4,
+            Verdict::Investigate,
+            "2.500e-4",
+            "is in (1e-4, 1e-3]",
+        ),
+    ] {
+        let expected = Tensor::from_f64(vec![2], vec![0.0, 0.0]).unwrap();
+        let actual = Tensor::from_f64(vec![2], vec![0.0, error]).unwrap();
+        let report = compare(&expected, &actual);
+        assert_eq!(report.verdict, verdict, "{error:e}");
+        let err = report.verdict_error;
+        assert_eq!(err, error);
+        // what is printed reads back on the same side of every limit
+        let printed = Thresholds::default().format_error(err);
+        assert_eq!(printed, shown);
+        let back: f64 = printed.parse().unwrap();
+        for limit in [1e-5, 1e-4, 1e-3] {
+            assert_eq!(
+                back.partial_cmp(&limit),
+                err.partial_cmp(&limit),
+                "{printed} vs {limit:e}"
+            );
+        }
+        // the verdict line and the table show it that way
+        let reason = report.reason();
+        assert!(
+            reason.contains(&format!("max abs error {shown} ")),
+            "{reason}"
+        );
+        assert!(reason.ends_with(relation), "{reason}");
+        let table = report.to_string();
+        assert!(table.contains(&printed), "{table}");
+    }
 }
 
 #[test]
@@ -291,6 +403,6 @@ fn shape_mismatch_is_a_typed_error_naming_both_shapes() {
     // A tensor is only built when values and shape agree.
     assert!(matches!(
         Tensor::from_f32(vec![2, 3], vec![0.0; 5]),
-        Err(ValidateError::InvalidArgument(_))
+        Err(ascendcl::tensor_file::TensorFileError::InvalidArgument(_))
     ));
 }

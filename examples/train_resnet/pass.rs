@@ -40,7 +40,7 @@ pub fn generator_matches(task: &Task) -> bool {
     pairs.push(("fc_b.npy".into(), &task.fc_b));
     pairs.push(("batch0_x.npy".into(), &task.x[..BATCH * 3 * 16 * 16]));
     pairs.iter().all(
-        |(name, ours)| match ascendcl::validate::read_npy(dir.join(name)) {
+        |(name, ours)| match ascendcl::tensor_file::read_npy(dir.join(name)) {
             Ok(t) => {
                 let theirs = t.values().to_f64_vec();
                 theirs.len() == ours.len()

@@ -51,7 +51,7 @@ impl Reference {
 /// The f32 values of a reference `.npy` file, or `None` if it is absent.
 pub fn npy_f32(name: &str) -> Option<Vec<f32>> {
     let path = dir().join("train_mlp").join(name);
-    let tensor = ascendcl::validate::read_npy(&path).ok()?;
+    let tensor = ascendcl::tensor_file::read_npy(&path).ok()?;
     Some(
         tensor
             .values()

@@ -85,29 +85,3 @@ impl Task {
         }
     }
 }
-
-/// Writes `values` (C order, `shape`) as a little-endian f32 `.npy` file.
-pub fn write_npy_f32(
-    path: &std::path::Path,
-    shape: &[usize],
-    values: &[f32],
-) -> std::io::Result<()> {
-    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-    let shape_text = match dims.len() {
-        1 => format!("({},)", dims[0]),
-        _ => format!("({})", dims.join(", ")),
-    };
-    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_text}, }}");
-    // Magic (6) + version (2) + length (2) + header + newline, padded to 64.
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(header.as_bytes());
-    for v in values {
-        bytes.extend_from_slice(&v.to_le_bytes());
-    }
-    std::fs::write(path, bytes)
-}

@@ -1,8 +1,10 @@
 //! `ascendcl alloc-replay`: replays a ResNet-50 training allocation trace
-//! (batch size varying from step to step, as real loaders do) through three
-//! strategies on one device: raw `aclrtMalloc`/`aclrtFree`, the caching
-//! allocator on fixed segments, and on expandable segments; then searches the
-//! largest batch each strategy can train without running out of memory.
+//! (batch size varying from step to step, as real loaders do) through the
+//! four strategies of [`Strategy::ALL`](crate::replay::Strategy::ALL) on one
+//! device: raw `aclrtMalloc`/`aclrtFree`, the caching allocator on fixed
+//! segments with torch_npu's policy, the same with the exact-size cache, and
+//! on expandable segments; then searches the largest batch each strategy can
+//! train without running out of memory.
 //!
 //! ```text
 //! ascendcl alloc-replay [--mock] [--json] [--dump-trace FILE]
@@ -32,14 +34,17 @@ Exit status:
   3  no AscendCL library (see `ascendcl doctor`; --mock runs on the bundled mock),
      a runtime call failed, or a strategy ran out of memory on the trace";
 
-/// Replay a ResNet-50 allocation trace (or a recorded one) through three allocation strategies.
+/// Replay a ResNet-50 allocation trace (or a recorded one) through four allocation strategies.
 ///
 /// Replays a ResNet-50 training allocation trace (fp32 by default, the batch
-/// varying 48-96 from step to step) through raw aclrtMalloc/aclrtFree, the
-/// caching allocator on fixed segments and on expandable segments, on device
-/// 0; then searches the largest batch each strategy trains without running
-/// out of memory. Reports peak live and reserved bytes, the alloc+free
-/// latency, maps, unmaps and out-of-memory retries.
+/// varying 48-96 from step to step) on device 0 through four strategies:
+/// raw_aclrtMalloc (aclrtMalloc/aclrtFree per tensor), fixed_segments (the
+/// caching allocator on fixed segments, torch_npu's policy),
+/// fixed+exact_cache (the same with the exact-size cache) and
+/// expandable_segments (expandable segments, 2 MiB pages); then searches the
+/// largest batch each strategy trains without running out of memory. Reports
+/// peak live and reserved bytes, the alloc+free latency, maps, unmaps and
+/// out-of-memory retries.
 #[derive(Debug, Clone, Args)]
 #[command(after_help = EXIT_HELP)]
 pub struct AllocReplayArgs {

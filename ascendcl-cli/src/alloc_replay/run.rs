@@ -1,5 +1,6 @@
 //! What `ascendcl alloc-replay` runs: replays a ResNet-50 training allocation trace (batch size varying from
-//! step to step, as real loaders do) through four strategies on one device:
+//! step to step, as real loaders do) through four strategies on one device
+//! ([`Strategy::ALL`]):
 //! raw `aclrtMalloc`/`aclrtFree`, the caching allocator on fixed segments
 //! with torch_npu's policy (the baseline), the same with the exact-size
 //! cache, and on expandable segments; then searches the largest batch each strategy

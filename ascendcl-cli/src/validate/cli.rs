@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use ascendcl::validate::{Tensor, compare, is_npy_file, read_npy, read_raw};
+use ascendcl::tensor_file::{Tensor, is_npy_file, read_npy, read_raw};
+use ascendcl::validate::compare;
 
 use super::{EXIT_ERROR, EXIT_FAIL, EXIT_PASS, ValidateArgs};
 use crate::Output;

@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use ascendcl::validate::{CompareOptions, Verdict, compare, read_npy};
+use ascendcl::tensor_file::read_npy;
+use ascendcl::validate::{CompareOptions, ValidateError, Verdict, compare};
 
 use crate::json::quote as json_string;
 
@@ -55,6 +56,7 @@ pub(crate) fn compare_dirs(
             } else {
                 read_npy(expected.join(name))
                     .and_then(|e| read_npy(actual.join(name)).map(|a| (e, a)))
+                    .map_err(ValidateError::from)
                     .and_then(|(e, a)| compare(&e, &a, options))
                     .map(|r| (r.verdict, r.max_abs_error, r.max_rel_error, r.shape))
                     .map_err(|e| e.to_string())
@@ -101,10 +103,14 @@ pub(crate) fn compare_dirs(
         for r in &rows {
             let line = match &r.outcome {
                 Ok((v, abs, rel, shape)) => {
+                    // enough digits to stay on the verdict's side of each limit
+                    let show = |x: f64| options.thresholds.format_error(x);
                     format!(
-                        "{:<32} {:>18} max abs {abs:>10.3e} max rel {rel:>10.3e}  {v}",
+                        "{:<32} {:>18} max abs {:>10} max rel {:>10}  {v}",
                         r.name,
-                        format!("{shape:?}")
+                        format!("{shape:?}"),
+                        show(*abs),
+                        show(*rel)
                     )
                 }
                 Err(why) => format!("{:<32} error: {why}", r.name),

@@ -63,7 +63,7 @@ pub struct ValidateArgs {
     /// Shape of raw files, like 2,3,4 ("" for a scalar).
     #[arg(long, value_name = "2,3,4", value_parser = parse_shape)]
     pub shape: Option<Shape>,
-    /// How many of the worst elements to list.
+    /// How many of the worst elements to list (at most the element count).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_TOP_K)]
     pub top: usize,
     /// The error the verdict uses: abs or rel.

@@ -93,6 +93,20 @@ impl Segment {
         })
     }
 
+    /// The page size.
+    pub(crate) fn page(&self) -> usize {
+        self.page
+    }
+
+    /// Bytes of the pages under `[addr, addr + size)` not mapped yet.
+    pub(crate) fn unmapped_bytes(&self, addr: usize, size: usize) -> usize {
+        let missing = self
+            .page_span(addr, size)
+            .filter(|p| !self.pages.contains_key(p))
+            .count();
+        missing * self.page
+    }
+
     fn page_span(&self, addr: usize, size: usize) -> std::ops::Range<usize> {
         let first = (addr - self.base) / self.page;
         let last = (addr + size - 1 - self.base) / self.page;

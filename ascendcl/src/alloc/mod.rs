@@ -51,6 +51,7 @@
 mod block;
 mod classic;
 mod expandable;
+mod oom;
 mod pool;
 mod recording;
 mod state;
@@ -59,8 +60,9 @@ mod stats;
 use std::sync::{Arc, Mutex, PoisonError};
 
 pub use block::Block;
+pub use oom::OutOfMemory;
 pub use recording::{Request, RequestKind};
-pub use stats::{OutOfMemory, Stat, Statistics};
+pub use stats::{Stat, Statistics};
 
 use crate::context::Context;
 use crate::error::{Error, Result};

@@ -1,10 +1,6 @@
-//! Allocator statistics and the out-of-memory error that carries them.
+//! Allocator statistics, and byte counts in human-sized units.
 
 use std::fmt;
-
-use crate::alloc::Backend;
-use crate::error::AclError;
-use crate::vmm::format_bytes;
 
 /// A quantity with its current value and its peak since creation (or since
 /// [`CachingAllocator::reset_peaks`](crate::alloc::CachingAllocator::reset_peaks)).
@@ -81,7 +77,7 @@ impl Statistics {
 
 impl fmt::Display for Statistics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let b = |v: usize| format!("{:.2} GiB", v as f64 / (1u64 << 30) as f64);
+        let b = human_bytes;
         write!(
             f,
             "allocated {} (peak {}), reserved {} (peak {}), free in cache {} (largest block {}, fragmentation {:.1}%), \
@@ -103,99 +99,18 @@ impl fmt::Display for Statistics {
     }
 }
 
-/// The caching allocator could not find memory even after releasing its
-/// cache and retrying.
-#[derive(Debug, Clone)]
-pub struct OutOfMemory {
-    /// Bytes asked for.
-    pub requested: usize,
-    /// The allocator's state at the failure.
-    pub stats: Statistics,
-    /// The device's free and total bytes at the failure, if it could tell.
-    pub device_free: Option<(usize, usize)>,
-    /// The runtime's error from the last attempt; `None` when an expandable
-    /// segment's reserved address range (1.125 × HBM) had no room left.
-    pub source: Option<AclError>,
-    /// The allocator's backend: what to do next depends on it.
-    pub backend: Backend,
-}
-
-impl OutOfMemory {
-    /// The runtime's code (207001), if the runtime refused.
-    pub fn code(&self) -> Option<i32> {
-        self.source.as_ref().map(AclError::code)
+/// `bytes` in the unit that suits its size: `512 B`, `1.50 MiB`, `2 GiB`
+/// (whole numbers without decimals).
+pub(crate) fn human_bytes(bytes: usize) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut unit = 0;
+    while unit + 1 < UNITS.len() && bytes >= 1usize << (10 * (unit + 1)) {
+        unit += 1;
     }
-
-    /// What to do, for this allocator's configuration: expandable segments
-    /// are only suggested to an allocator that does not use them already.
-    pub fn hint(&self) -> &'static str {
-        match (self.backend, &self.source) {
-            (Backend::Segments, _) => {
-                "reduce the batch size, free tensors you no longer need, or switch to \
-                 expandable segments (AllocatorConfig::expandable()) if the cache is \
-                 fragmented (see fragmentation above)"
-            }
-            (Backend::Expandable { .. }, None) => {
-                "the expandable segment's address range is full: raise \
-                 AllocatorConfig::reserve_factor, or reduce the batch size and free tensors \
-                 you no longer need"
-            }
-            (Backend::Expandable { .. }, Some(_)) => {
-                "expandable segments are already in use and their free pages were given back \
-                 before this retry, so fragmentation is unlikely to be the cause: the live tensors need \
-                 more than the device has. Reduce the batch size, free tensors you no longer \
-                 need, or keep fewer activations (recompute them in the backward)"
-            }
-        }
-    }
-}
-
-impl fmt::Display for OutOfMemory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "out of device memory allocating {}",
-            format_bytes(self.requested)
-        )?;
-        if let Some((free, total)) = self.device_free {
-            write!(
-                f,
-                " ({} of {} free on the device)",
-                format_bytes(free),
-                format_bytes(total)
-            )?;
-        }
-        write!(f, "\nallocator: {}", self.stats)?;
-        match &self.source {
-            // The runtime's code and text only: the hint below covers both.
-            Some(source) => {
-                write!(
-                    f,
-                    "\nruntime: {} returned {}",
-                    source.function(),
-                    source.code()
-                )?;
-                if let Some(name) = source.code_name() {
-                    write!(f, " ({name})")?;
-                }
-                if let Some(message) = source.message() {
-                    write!(f, ": {}", message.trim_end())?;
-                }
-            }
-
-            None => write!(
-                f,
-                "\nthe reserved address range of the expandable segment is full"
-            )?,
-        }
-        write!(f, "\nhint: {}", self.hint())
-    }
-}
-
-impl std::error::Error for OutOfMemory {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_ref()
-            .map(|s| s as &(dyn std::error::Error + 'static))
+    let scale = 1usize << (10 * unit);
+    if bytes % scale == 0 {
+        format!("{} {}", bytes / scale, UNITS[unit])
+    } else {
+        format!("{:.2} {}", bytes as f64 / scale as f64, UNITS[unit])
     }
 }

@@ -156,7 +156,22 @@ fn code_hint(code: i32) -> Option<&'static str> {
 impl std::error::Error for AclError {}
 
 /// Every error of this crate.
-#[derive(Debug, Clone, thiserror::Error)]
+///
+/// # Printing
+///
+/// `Display` (`{error}`) and `Debug` (`{error:?}`) both print the message a
+/// person reads: what failed, the runtime's code, name and text, and what
+/// to do (the hint). So a `fn main() -> ascendcl::Result<()>` that fails, an
+/// `unwrap()` and a test returning `Result` all print it, not a dump of the
+/// enum. The alternate `Debug` (`{error:#?}`) prints the structure, variant
+/// by variant, for logs and bug reports:
+///
+/// ```
+/// let error = ascendcl::Error::InvalidArgument("length 0".into());
+/// assert_eq!(format!("{error:?}"), "invalid argument: length 0");
+/// assert_eq!(format!("{error:#?}"), "InvalidArgument(\n    \"length 0\",\n)");
+/// ```
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The runtime returned a non-zero code.
@@ -169,7 +184,7 @@ pub enum Error {
     #[error("invalid state: {0}")]
     InvalidState(String),
     /// The AscendCL library could not be loaded.
-    #[error(transparent)]
+    #[error("{0}\n{LIBRARY_HINT}")]
     Library(#[from] ascendcl_sys::LoadError),
     /// The loaded library does not export a function.
     #[error(transparent)]
@@ -210,6 +225,40 @@ pub enum Error {
     /// cache and retrying; carries a snapshot of its statistics.
     #[error(transparent)]
     OutOfMemory(Box<crate::alloc::OutOfMemory>),
+}
+
+/// What to do when no library loads: `doctor` says why on this machine.
+const LIBRARY_HINT: &str = "hint: `ascendcl doctor` (cargo install ascendcl-cli) checks this \
+     machine's CANN install, driver and devices and says what to fix";
+
+/// The message (see [Printing](Error#printing)); `{:#?}` the structure.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
+        match self {
+            Error::Acl(e) => f.debug_tuple("Acl").field(e).finish(),
+            Error::InvalidArgument(s) => f.debug_tuple("InvalidArgument").field(s).finish(),
+            Error::InvalidState(s) => f.debug_tuple("InvalidState").field(s).finish(),
+            Error::Library(e) => f.debug_tuple("Library").field(e).finish(),
+            Error::Symbol(e) => f.debug_tuple("Symbol").field(e).finish(),
+            Error::CallbackPanicked(s) => f.debug_tuple("CallbackPanicked").field(s).finish(),
+            Error::Deferred { during, source } => f
+                .debug_struct("Deferred")
+                .field("during", during)
+                .field("source", source)
+                .finish(),
+            Error::WouldDeadlock(s) => f.debug_tuple("WouldDeadlock").field(s).finish(),
+            Error::AlreadyMapped(s) => f.debug_tuple("AlreadyMapped").field(s).finish(),
+            Error::Hccl(e) => f.debug_tuple("Hccl").field(e).finish(),
+            Error::NotSupported { source } => f
+                .debug_struct("NotSupported")
+                .field("source", source)
+                .finish(),
+            Error::OutOfMemory(oom) => f.debug_tuple("OutOfMemory").field(oom).finish(),
+        }
+    }
 }
 
 impl Error {

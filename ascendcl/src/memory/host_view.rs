@@ -21,10 +21,24 @@ use crate::tracker::Access;
 
 /// Pinned host memory holding `T`s that an asynchronous copy can read: a
 /// [`HostBuffer`] or a view of one. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not pinned host memory: an asynchronous copy cannot read from it",
+    label = "not pinned host memory holding `{T}`s",
+    note = "async copies need pinned memory: `HostBuffer::from_slice(&ctx, &data)?` copies a Vec or slice \
+            into a pinned buffer once (reuse it for every batch), and `host.slice(..n)` uploads part of one",
+    note = "or copy synchronously, with no pinned memory: `device.copy_from_host(&data)?`"
+)]
 pub trait HostSlice<T: DeviceCopy>: sealed::Sealed {}
 
 /// Pinned host memory an asynchronous copy can write: a [`HostBuffer`] or a
 /// mutable view of one. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not pinned host memory that an asynchronous copy can write into",
+    label = "not writable pinned host memory holding `{T}`s",
+    note = "async copies need pinned memory: download into `HostBuffer::zeroed(&ctx, n)?` (or \
+            `host.slice_mut(..n)`; a shared `host.slice(..)` cannot be written) and read it after `wait()`",
+    note = "or copy synchronously, with no pinned memory: `device.to_vec()?` or `device.copy_to_host(&mut vec)?`"
+)]
 pub trait HostSliceMut<T: DeviceCopy>: HostSlice<T> {}
 
 impl<T: DeviceCopy> HostSlice<T> for HostBuffer<T> {}

@@ -41,6 +41,12 @@ pub trait DeviceMemory: Tracked {}
 
 /// A range of device memory holding `T`s: a [`DeviceBuffer`](crate::DeviceBuffer),
 /// a view of one, or an allocator block. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory holding `{T}`s",
+    label = "not device memory of `{T}`",
+    note = "device memory is a `DeviceBuffer<{T}>` (`DeviceBuffer::from_host(&ctx, &data)?`), a view of one \
+            (`buffer.slice(..n)`), an allocator `Block` or a vmm `Mapping`; host data goes up with a copy first"
+)]
 pub trait DeviceSlice<T: DeviceCopy>: DeviceMemory {
     /// Number of elements.
     fn len(&self) -> usize {
@@ -109,6 +115,12 @@ pub trait DeviceSlice<T: DeviceCopy>: DeviceMemory {
 }
 
 /// Device memory that may be written: buffers and mutable views. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not writable device memory holding `{T}`s",
+    label = "not writable device memory of `{T}`",
+    note = "writable device memory is a `&mut DeviceBuffer<{T}>`, a mutable view (`buffer.slice_mut(..n)`), \
+            an allocator `Block` or a vmm `Mapping`; a shared `&` view cannot be written"
+)]
 pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
     /// Copies `src` into this memory synchronously, after any queued work
     /// using it. Lengths must match.

@@ -68,6 +68,12 @@ impl DType {
 /// For dtypes without a Rust type here (f16/bf16 without the `half` feature,
 /// bool), use [`Tensor::with_dtype`](super::Tensor::with_dtype) over bytes or
 /// `u16` storage of the same size.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no operator dtype",
+    label = "no aclnn dtype for `{Self}`",
+    note = "give the dtype explicitly over storage of the same size: `Tensor::with_dtype(&mem, &shape, DType::BF16)` \
+            (e.g. bf16 in `u16` storage), or enable the `half` feature for `half::f16`/`half::bf16`"
+)]
 pub trait Element: DeviceCopy {
     /// The dtype of `Self`.
     const DTYPE: DType;

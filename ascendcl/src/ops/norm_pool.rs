@@ -222,8 +222,10 @@ pub fn adaptive_avg_pool2d_backward<'a>(
     })
 }
 
-/// How a resize maps output pixels to input pixels.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How a resize maps output pixels to input pixels. `Resize::default()` is
+/// PyTorch's default (`align_corners=False`, scales from the sizes), so
+/// `Resize { align_corners: true, ..Default::default() }` sets one field.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Resize {
     /// Corner pixels aligned (scale `(in-1)/(out-1)`).
     pub align_corners: bool,

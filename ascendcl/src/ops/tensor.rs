@@ -226,21 +226,26 @@ pub struct Tensor<'a> {
 
 impl<'a> Tensor<'a> {
     /// A contiguous row-major view of `shape` at the start of `mem`.
+    ///
+    /// The four constructors take their arguments in one order: the memory,
+    /// the shape, then what the variant adds (strides and offset for
+    /// [`strided`](Tensor::strided), the dtype last for
+    /// [`with_dtype`](Tensor::with_dtype) and [`strided_as`](Tensor::strided_as)).
     pub fn new<T: Element, S: DeviceSlice<T> + ?Sized>(
         mem: &'a S,
         shape: &[usize],
     ) -> Result<Tensor<'a>> {
-        Self::strided_as(mem, T::DTYPE, shape, &contiguous_strides(shape), 0)
+        Self::strided_as(mem, shape, &contiguous_strides(shape), 0, T::DTYPE)
     }
 
     /// A contiguous view of `mem` read as `dtype` (e.g. bf16 in `u16`
     /// storage): the bytes must hold whole elements.
     pub fn with_dtype<T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(
         mem: &'a S,
-        dtype: DType,
         shape: &[usize],
+        dtype: DType,
     ) -> Result<Tensor<'a>> {
-        Self::strided_as(mem, dtype, shape, &contiguous_strides(shape), 0)
+        Self::strided_as(mem, shape, &contiguous_strides(shape), 0, dtype)
     }
 
     /// A strided view: element `strides` and element `offset` into `mem`.
@@ -250,16 +255,16 @@ impl<'a> Tensor<'a> {
         strides: &[usize],
         offset: usize,
     ) -> Result<Tensor<'a>> {
-        Self::strided_as(mem, T::DTYPE, shape, strides, offset)
+        Self::strided_as(mem, shape, strides, offset, T::DTYPE)
     }
 
     /// [`Tensor::strided`] with an explicit dtype.
     pub fn strided_as<T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(
         mem: &'a S,
-        dtype: DType,
         shape: &[usize],
         strides: &[usize],
         offset: usize,
+        dtype: DType,
     ) -> Result<Tensor<'a>> {
         let storage = storage_of(mem, dtype)?;
         let layout = layout(&storage, dtype, shape, strides, offset)?;
@@ -285,21 +290,22 @@ pub struct TensorMut<'a> {
 }
 
 impl<'a> TensorMut<'a> {
-    /// A contiguous row-major view of `shape` at the start of `mem`.
+    /// A contiguous row-major view of `shape` at the start of `mem` (the
+    /// arguments in [`Tensor::new`]'s order, for all four constructors).
     pub fn new<T: Element, S: DeviceSliceMut<T> + ?Sized>(
         mem: &'a mut S,
         shape: &[usize],
     ) -> Result<TensorMut<'a>> {
-        Self::strided_as(mem, T::DTYPE, shape, &contiguous_strides(shape), 0)
+        Self::strided_as(mem, shape, &contiguous_strides(shape), 0, T::DTYPE)
     }
 
     /// A contiguous view of `mem` written as `dtype`.
     pub fn with_dtype<T: DeviceCopy, S: DeviceSliceMut<T> + ?Sized>(
         mem: &'a mut S,
-        dtype: DType,
         shape: &[usize],
+        dtype: DType,
     ) -> Result<TensorMut<'a>> {
-        Self::strided_as(mem, dtype, shape, &contiguous_strides(shape), 0)
+        Self::strided_as(mem, shape, &contiguous_strides(shape), 0, dtype)
     }
 
     /// A strided writable view.
@@ -309,16 +315,16 @@ impl<'a> TensorMut<'a> {
         strides: &[usize],
         offset: usize,
     ) -> Result<TensorMut<'a>> {
-        Self::strided_as(mem, T::DTYPE, shape, strides, offset)
+        Self::strided_as(mem, shape, strides, offset, T::DTYPE)
     }
 
     /// [`TensorMut::strided`] with an explicit dtype.
     pub fn strided_as<T: DeviceCopy, S: DeviceSliceMut<T> + ?Sized>(
         mem: &'a mut S,
-        dtype: DType,
         shape: &[usize],
         strides: &[usize],
         offset: usize,
+        dtype: DType,
     ) -> Result<TensorMut<'a>> {
         let storage = storage_of(&*mem, dtype)?;
         let layout = layout(&storage, dtype, shape, strides, offset)?;

@@ -5,8 +5,8 @@ use std::collections::BinaryHeap;
 
 use super::error::{ValidateError, ValidateResult};
 use super::report::{Report, ThresholdCounts, WorstElement};
-use super::tensor::{Tensor, Values, unravel_index};
 use super::verdict::{Metric, Thresholds, Verdict};
+use crate::tensor_file::{Tensor, Values, unravel_index};
 
 /// Default [`CompareOptions::relative_floor`].
 pub const DEFAULT_RELATIVE_FLOOR: f64 = 1e-12;
@@ -27,7 +27,9 @@ pub struct CompareOptions {
     /// Must be finite and `> 0`. Raise it (e.g. to 1e-6) when many expected
     /// values are near zero and the relative metric reports noise.
     pub relative_floor: f64,
-    /// How many of the worst elements to report.
+    /// How many of the worst elements to report. Any value is accepted: it
+    /// is clamped to the number of elements (`usize::MAX` lists every element
+    /// that differs), and finding them costs O(n log k) time and O(k) memory.
     pub top_k: usize,
 }
 
@@ -218,9 +220,10 @@ fn scan<E: Copy + Into<f64>, A: Copy + Into<f64>>(
     let scale = if scale > 0.0 { scale } else { 1.0 };
 
     let thresholds = options.thresholds;
-    let k = options.top_k;
-    let mut heap: BinaryHeap<Reverse<Key>> =
-        BinaryHeap::with_capacity(k.min(expected.len()).saturating_add(1));
+    // A bounded min-heap of the k worst so far: O(n log k), never O(n k);
+    // k beyond the element count means "all", so memory stays O(n).
+    let k = options.top_k.min(expected.len());
+    let mut heap: BinaryHeap<Reverse<Key>> = BinaryHeap::with_capacity(k);
     let mut s = Scan::default();
     for (index, (e, a)) in pairs().enumerate() {
         let (abs, rel) = if e.is_finite() && a.is_finite() {
@@ -258,9 +261,10 @@ fn scan<E: Copy + Into<f64>, A: Copy + Into<f64>>(
             let key = Key { error: abs, index };
             if heap.len() < k {
                 heap.push(Reverse(key));
-            } else if heap.peek().is_some_and(|Reverse(least)| key > *least) {
-                heap.pop();
-                heap.push(Reverse(key));
+            } else if let Some(mut least) = heap.peek_mut() {
+                if key > least.0 {
+                    *least = Reverse(key); // sifts down once: O(log k)
+                }
             }
         }
     }

@@ -31,48 +31,28 @@
 //! other always gives [`Verdict::FindTheOperator`]; NaN in both at the same
 //! position (or the same infinity) counts as equal.
 //!
-//! # File formats read
+//! # Reading the files
 //!
-//! * **NumPy `.npy`** ([`read_npy`]), format versions 1.0, 2.0 and 3.0, as
-//!   written by `numpy.save`. Dtypes `f2` (float16), `f4`, `f8`, `i1`, `i2`,
-//!   `i4`, `i8`, `u1`, `u2`, `u4`, `u8` and `b1` (bool), little-endian (`<`),
-//!   big-endian (`>`) or not applicable (`|`). Half precision is kept
-//!   exactly as `f32`; integers and bools are converted to `f64`. C-order
-//!   arrays are read as is; `fortran_order: True` arrays are transposed into C
-//!   order, so indices always mean what they mean in NumPy. Complex, string,
-//!   structured and other dtypes are a [`ValidateError::UnsupportedDtype`]
-//!   (convert with `x.astype(numpy.float32)`; bfloat16 tensors are best
-//!   saved as float32, or dumped raw).
-//! * **Raw little-endian dumps** ([`read_raw`]) of `f32`, `f16`, `bf16` or
-//!   `f64` (e.g. `tensor.numpy().tofile(path)`, or a device buffer copied to
-//!   the host and written out), C order, with the shape given by the caller.
-//!   The file must be exactly `product(shape) × dtype size` bytes.
-//!
-//! Both readers check every length against the file's length before
-//! allocating, so truncated files, garbage headers and absurd shapes are
-//! typed [`ValidateError`]s, never panics or huge allocations.
+//! The tensors come from [`crate::tensor_file`]: `.npy` files
+//! ([`tensor_file::read_npy`](crate::tensor_file::read_npy), every NumPy
+//! dtype but complex, strings and records) and raw little-endian dumps
+//! ([`tensor_file::read_raw`](crate::tensor_file::read_raw), dtype and shape
+//! given). [`Tensor`], [`DType`], [`Values`] and the half-precision
+//! decoders are re-exported here. A
+//! [`TensorFileError`](crate::tensor_file::TensorFileError) converts into a
+//! [`ValidateError`] with `?`.
 //!
 //! # Example
 //!
 //! ```
+//! use ascendcl::tensor_file;
 //! use ascendcl::validate::{self, CompareOptions, Tensor, Verdict};
 //!
-//! // A 2×2 float32 .npy file, written by hand (this is what numpy.save writes).
-//! let mut header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }".to_vec();
-//! while (10 + header.len() + 1) % 64 != 0 {
-//!     header.push(b' ');
-//! }
-//! header.push(b'\n');
-//! let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-//! npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
-//! npy.extend_from_slice(&header);
-//! for x in [1.0f32, 2.0, 3.0, 4.0] {
-//!     npy.extend_from_slice(&x.to_le_bytes());
-//! }
+//! // The GPU run's tensor, saved as numpy.save would.
 //! let path = std::env::temp_dir().join(format!("validate-doc-{}.npy", std::process::id()));
-//! std::fs::write(&path, &npy)?;
+//! tensor_file::write_npy_slice(&path, &[2, 2], &[1.0f32, 2.0, 3.0, 4.0])?;
 //!
-//! let gpu = validate::read_npy(&path)?;
+//! let gpu = tensor_file::read_npy(&path)?;
 //! std::fs::remove_file(&path)?;
 //! assert_eq!(gpu.shape(), &[2, 2]);
 //!
@@ -89,21 +69,12 @@
 //! `ascendcl-cli` crate), which also compares whole directories of tensors.
 
 mod compare;
-mod decode;
 mod error;
-mod half;
-mod npy;
-mod npy_header;
-mod raw;
 mod report;
-mod tensor;
 mod verdict;
 
+pub use crate::tensor_file::{DType, Tensor, Values, bf16_bits_to_f32, f16_bits_to_f32};
 pub use compare::{CompareOptions, DEFAULT_RELATIVE_FLOOR, DEFAULT_TOP_K, compare};
 pub use error::{ValidateError, ValidateResult};
-pub use half::{bf16_bits_to_f32, f16_bits_to_f32};
-pub use npy::{MAX_NPY_HEADER_LEN, NPY_DTYPES, NPY_MAGIC, is_npy_file, parse_npy, read_npy};
-pub use raw::{parse_raw, read_raw};
 pub use report::{Report, ThresholdCounts, WorstElement};
-pub use tensor::{DType, Tensor, Values, element_count, unravel_index};
 pub use verdict::{Metric, Thresholds, Verdict};

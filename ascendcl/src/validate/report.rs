@@ -95,7 +95,7 @@ impl Report {
         let name = format!(
             "max {} error {}",
             self.metric.short_name(),
-            sci(self.verdict_error)
+            t.format_error(self.verdict_error)
         );
         match self.verdict {
             Verdict::Clean => format!("{name} <= {clean:e}"),
@@ -176,6 +176,8 @@ impl fmt::Display for Report {
         let at =
             |i: &Option<Vec<usize>>| i.as_ref().map_or(String::new(), |i| format!("  at {i:?}"));
         let t = &self.thresholds;
+        // errors keep enough digits to stay on their side of every limit
+        let sci = |x: f64| t.format_error(x);
         let by = self.metric.short_name();
         const W: usize = 28;
         let shape = &self.shape;
@@ -258,17 +260,6 @@ impl fmt::Display for Report {
         )?;
         writeln!(f, "  meaning: {}", self.verdict.meaning())?;
         write!(f, "  next:    {}", self.verdict.next_step())
-    }
-}
-
-/// An error or threshold, `1.234e-5` style.
-fn sci(x: f64) -> String {
-    if x == 0.0 {
-        "0".to_owned()
-    } else if x.is_finite() {
-        format!("{x:.3e}")
-    } else {
-        format!("{x}")
     }
 }
 

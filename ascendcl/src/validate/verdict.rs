@@ -105,6 +105,43 @@ impl Thresholds {
         self.investigate
     }
 
+    /// `error` in `1.234e-5` style (4 significant digits), with as many more
+    /// as it takes to keep it on its own side of every limit: a value over a
+    /// limit never prints as the limit or below it (`1.00005e-3`, not
+    /// `1.000e-3`, against 1e-3), nor one under it as the limit or above.
+    /// A value equal to a limit prints as it. 0 is `0`; NaN and ±∞ as
+    /// `NaN`, `inf`, `-inf`.
+    ///
+    /// ```
+    /// use ascendcl::validate::Thresholds;
+    /// let t = Thresholds::default(); // 1e-5, 1e-4, 1e-3
+    /// assert_eq!(t.format_error(1.00005e-3), "1.00005e-3");
+    /// assert_eq!(t.format_error(9.99996e-4), "9.99996e-4");
+    /// assert_eq!(t.format_error(2.5e-4), "2.500e-4");
+    /// assert_eq!(t.format_error(1e-3), "1.000e-3");
+    /// ```
+    pub fn format_error(&self, error: f64) -> String {
+        if error == 0.0 {
+            return "0".to_owned();
+        }
+        if !error.is_finite() {
+            return format!("{error}");
+        }
+        let limits = [self.clean, self.acceptable, self.investigate];
+        // 17 significant digits read back as the same f64: the loop ends.
+        for digits in 3..=16 {
+            let text = format!("{error:.digits$e}");
+            let shown: f64 = text.parse().unwrap_or(error);
+            if limits
+                .iter()
+                .all(|limit| shown.partial_cmp(limit) == error.partial_cmp(limit))
+            {
+                return text;
+            }
+        }
+        format!("{error:e}")
+    }
+
     /// The verdict for a maximum error of `error`. NaN counts as the worst.
     pub fn verdict(&self, error: f64) -> Verdict {
         if error <= self.clean {

@@ -3,12 +3,15 @@
 
 #![allow(dead_code)]
 
+pub mod counts;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ascendcl::ops::{DType, Tensor, TensorMut};
 use ascendcl::prelude::*;
-use ascendcl::validate::{self, DType as VDType};
+use ascendcl::tensor_file::{self, DType as VDType};
+use ascendcl::validate;
 
 /// One `tensor` line.
 #[derive(Debug, Clone)]
@@ -138,11 +141,16 @@ pub fn cases() -> Vec<PathBuf> {
     cases_in("ops")
 }
 
+/// `tests/goldens/<set>`.
+pub fn set_root(set: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/goldens")
+        .join(set)
+}
+
 /// Every case directory of `tests/goldens/<set>`, sorted (none if absent).
 pub fn cases_in(set: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/goldens")
-        .join(set);
+    let root = set_root(set);
     if !root.exists() {
         return Vec::new();
     }
@@ -180,7 +188,7 @@ pub fn validate_dtype(name: &str) -> VDType {
 /// The shape and raw little-endian data bytes of an `.npy` file.
 pub fn npy_raw(path: &Path) -> (Vec<usize>, Vec<u8>) {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let shape = validate::parse_npy(&bytes)
+    let shape = tensor_file::parse_npy(&bytes)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .shape()
         .to_vec();
@@ -198,8 +206,9 @@ pub fn npy_raw(path: &Path) -> (Vec<usize>, Vec<u8>) {
 pub fn check(expect: &Expect, shape: &[usize], actual: &[u8]) -> Result<(), String> {
     let dtype = validate_dtype(&expect.dtype);
     let (_, expected_bytes) = npy_raw(&expect.file);
-    let expected = validate::parse_raw(&expected_bytes, dtype, shape).map_err(|e| e.to_string())?;
-    let actual = validate::parse_raw(actual, dtype, shape).map_err(|e| e.to_string())?;
+    let expected =
+        tensor_file::parse_raw(&expected_bytes, dtype, shape).map_err(|e| e.to_string())?;
+    let actual = tensor_file::parse_raw(actual, dtype, shape).map_err(|e| e.to_string())?;
     let (e, a) = (expected.values().to_f64_vec(), actual.values().to_f64_vec());
     let bad = e.iter().zip(&a).position(|(&e, &a)| {
         let same_special = (e.is_nan() && a.is_nan()) || (e.is_infinite() && e == a);
@@ -310,9 +319,9 @@ pub fn view<'a>(
     let dtype = op_dtype(&spec.0.dtype);
     match &spec.0.view {
         Some((shape, strides, offset)) => {
-            Tensor::strided_as(buffer, dtype, shape, strides, *offset)
+            Tensor::strided_as(buffer, shape, strides, *offset, dtype)
         }
-        None => Tensor::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
+        None => Tensor::strided_as(buffer, &spec.1, &contiguous(&spec.1), 0, dtype),
     }
 }
 
@@ -323,9 +332,9 @@ pub fn view_mut<'a>(
     let dtype = op_dtype(&spec.0.dtype);
     match &spec.0.view {
         Some((shape, strides, offset)) => {
-            TensorMut::strided_as(buffer, dtype, shape, strides, *offset)
+            TensorMut::strided_as(buffer, shape, strides, *offset, dtype)
         }
-        None => TensorMut::strided_as(buffer, dtype, &spec.1, &contiguous(&spec.1), 0),
+        None => TensorMut::strided_as(buffer, &spec.1, &contiguous(&spec.1), 0, dtype),
     }
 }
 
@@ -388,7 +397,9 @@ pub struct Exceptions<'a> {
 
 /// Runs every case of `tests/goldens/<set>` through `prepare` and a launch
 /// on the mock, checks each expectation, and fails with every difference.
-/// Returns how many cases ran.
+/// Returns how many cases ran (refused ones included, not-modelled ones
+/// not); first fails unless the case directories are exactly those the
+/// set's `CASES.txt` lists ([`counts::check_counts`]).
 pub fn run_goldens(ctx: &Context, set: &str, prepare: Prepare) -> ascendcl::Result<usize> {
     run_goldens_except(ctx, set, prepare, &Exceptions::default())
 }
@@ -403,6 +414,9 @@ pub fn run_goldens_except(
     use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
     let stream = Stream::new(ctx)?;
     let allocator = CachingAllocator::new(ctx, AllocatorConfig::expandable())?;
+    if let Err(why) = counts::check_counts(&set_root(set)) {
+        panic!("{why}");
+    }
     let mut failures = Vec::new();
     let mut ran = 0;
     let dirs = cases_in(set);

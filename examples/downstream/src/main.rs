@@ -1,11 +1,11 @@
 //! The program: on an Atlas card (CANN found), or wherever ASCENDCL_LIBRARY
 //! points (e.g. an installed mock: `ascendcl-mock install --prefix DIR`).
 
-use std::process::ExitCode;
-
 use ascendcl::Runtime;
 
-fn run() -> ascendcl::Result<()> {
+/// A failure prints the error's message and hints (its `Debug` is that
+/// message) and exits with status 1.
+fn main() -> ascendcl::Result<()> {
     let rt = Runtime::init()?;
     let (_device, weights) = ascendcl_downstream_example::load(
         &rt,
@@ -21,14 +21,4 @@ fn run() -> ascendcl::Result<()> {
         weights.checksum()?
     );
     Ok(())
-}
-
-fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
 }

@@ -41,9 +41,7 @@ fn load_running_out_of_device_memory_midway_frees_what_it_uploaded() -> ascendcl
 #[test]
 fn load_on_a_card_too_small_for_the_model_fails_cleanly() -> ascendcl::Result<()> {
     let rt = Runtime::mock()?;
-    rt.mock()
-        .set_hbm_bytes(4 << 20)
-        .expect("before any device is opened");
+    rt.mock().set_hbm_bytes(4 << 20)?; // before any device is opened
     let big = vec![0.0f32; 2 << 20]; // 8 MiB
     let error = load(&rt, &[("small", &[1.0]), ("big", &big)]).unwrap_err();
     assert_eq!(
@@ -52,4 +50,27 @@ fn load_on_a_card_too_small_for_the_model_fails_cleanly() -> ascendcl::Result<()
         "{error}"
     );
     rt.check_clean()
+}
+
+#[test]
+fn a_failing_main_prints_the_message_and_hints_not_a_debug_dump() {
+    // The program's `fn main() -> ascendcl::Result<()>`, with no library to load.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ascendcl-downstream-example"))
+        .env("ASCENDCL_LIBRARY", "/nonexistent/libascendcl.so")
+        .output()
+        .expect("the program runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("Error: could not load the AscendCL runtime library; tried:\n"),
+        "{stderr}"
+    );
+    for needle in [
+        "/nonexistent/libascendcl.so (from ASCENDCL_LIBRARY)",
+        "Set ASCENDCL_LIBRARY",
+        "ascendcl doctor",
+    ] {
+        assert!(stderr.contains(needle), "{needle} not in {stderr}");
+    }
+    assert!(!stderr.contains("NotFound {"), "a Debug dump: {stderr}");
 }

@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use crate::alloc::classic::Segments;
 use crate::alloc::expandable::Segment;
+use crate::alloc::oom::OutOfMemory;
 use crate::alloc::pool::Pool;
-use crate::alloc::stats::{OutOfMemory, Statistics};
+use crate::alloc::stats::Statistics;
 use crate::alloc::{AllocatorConfig, Backend, MIN_BLOCK, SMALL_LIMIT};
 use crate::context::Context;
 use crate::deferred;
@@ -79,6 +80,10 @@ pub(crate) struct State {
     /// Whether a block was kept out because its queued work could not be
     /// waited for: then the allocator's memory may never be given back.
     leaked: bool,
+    /// Bytes the latest attempt needed from the device (a whole segment, the
+    /// pages to map, or for a full range the request in pages), for the
+    /// out-of-memory hint.
+    device_request: usize,
 }
 
 fn is_device_oom(error: &Error) -> bool {
@@ -130,6 +135,7 @@ impl State {
             backend: config.backend,
             stats: Statistics::default(),
             leaked: false,
+            device_request: 0,
         })
     }
 
@@ -208,6 +214,8 @@ impl State {
         let stats = self.snapshot();
         Err(Error::OutOfMemory(Box::new(OutOfMemory {
             requested: bytes,
+            device_request: self.device_request.max(bytes),
+            small_pool: pool == 0,
             stats,
             device_free,
             source,
@@ -241,6 +249,7 @@ impl State {
         let ps = &mut self.pools[p];
         match &mut ps.backing {
             Backing::Segments(segments) => {
+                self.device_request = Segments::segment_size(ps.small, size);
                 let bytes = segments.grow(ctx, &mut ps.pool, ps.small, size, owner)?;
                 self.stats.device_allocations += 1;
                 self.stats.reserved.add(bytes);
@@ -256,7 +265,10 @@ impl State {
                 Ok(Some(self.granted(p, index)))
             }
             // The range (1.125 × HBM by default) has no free run left.
-            Backing::Expandable(_) => Ok(None),
+            Backing::Expandable(segment) => {
+                self.device_request = size.div_ceil(segment.page()) * segment.page();
+                Ok(None)
+            }
         }
     }
 
@@ -291,6 +303,7 @@ impl State {
         let grew = match &mut ps.backing {
             Backing::Segments(_) => false,
             Backing::Expandable(segment) => {
+                self.device_request = segment.unmapped_bytes(addr, block_size);
                 match segment.ensure_mapped(ctx, &ps.pool, addr, block_size, &mut self.stats) {
                     Ok(grew) => grew,
                     Err(error) => {

@@ -1,13 +1,13 @@
-//! `ascendcl::validate` raw readers and element conversion: raw files of
+//! `ascendcl::tensor_file` raw readers and element conversion: raw files of
 //! every float dtype, size checks, I/O errors that keep the path, and
 //! bit-exact f16/bf16 to f32 conversion.
 
-mod validate_common;
+mod tensor_file_common;
 
-use ascendcl::validate::{
-    self, DType, ValidateError, bf16_bits_to_f32, f16_bits_to_f32, parse_raw,
+use ascendcl::tensor_file::{
+    self, DType, TensorFileError, bf16_bits_to_f32, f16_bits_to_f32, parse_raw,
 };
-use validate_common::{f64s, le_f32, temp_dir};
+use tensor_file_common::{f64s, le_f32, temp_dir};
 
 // --- raw ------------------------------------------------------------------
 
@@ -41,8 +41,8 @@ fn raw_files_of_f32_f16_bf16_f64_read_back_little_endian() {
     for (dtype, bytes) in cases {
         let path = dir.join(format!("{dtype}.bin"));
         std::fs::write(&path, &bytes).unwrap();
-        assert!(!validate::is_npy_file(&path).unwrap());
-        let t = validate::read_raw(&path, dtype, &[2, 2]).unwrap();
+        assert!(!tensor_file::is_npy_file(&path).unwrap());
+        let t = tensor_file::read_raw(&path, dtype, &[2, 2]).unwrap();
         assert_eq!(t.dtype(), dtype);
         assert_eq!(t.shape(), &[2, 2]);
         assert_eq!(f64s(&t), [1.0, -2.0, 0.5, 8.0], "{dtype}");
@@ -65,7 +65,7 @@ fn raw_file_size_must_match_shape_times_dtype_size() {
         (DType::BF16, vec![2, 3], 12),
     ] {
         match parse_raw(&bytes, dtype, &shape) {
-            Err(ValidateError::SizeMismatch {
+            Err(TensorFileError::SizeMismatch {
                 dtype: d,
                 shape: s,
                 expected_bytes: e,
@@ -85,25 +85,31 @@ fn raw_file_size_must_match_shape_times_dtype_size() {
 
     // A shape whose product overflows is a typed error, not an allocation.
     let err = parse_raw(&bytes, DType::F32, &[usize::MAX, 2]).unwrap_err();
-    assert!(matches!(err, ValidateError::ShapeOverflow { .. }), "{err}");
+    assert!(
+        matches!(err, TensorFileError::ShapeOverflow { .. }),
+        "{err}"
+    );
     // The product fits but the byte count does not.
     let err = parse_raw(&bytes, DType::F64, &[usize::MAX / 4]).unwrap_err();
-    assert!(matches!(err, ValidateError::ShapeOverflow { .. }), "{err}");
+    assert!(
+        matches!(err, TensorFileError::ShapeOverflow { .. }),
+        "{err}"
+    );
     // Huge but representable: rejected by the length check before allocating.
     let err = parse_raw(&bytes, DType::F32, &[1 << 40]).unwrap_err();
-    assert!(matches!(err, ValidateError::SizeMismatch { .. }), "{err}");
+    assert!(matches!(err, TensorFileError::SizeMismatch { .. }), "{err}");
 }
 
 #[test]
 fn missing_files_are_io_errors_that_keep_the_path() {
     let path = std::env::temp_dir().join("ascendcl-validate-does-not-exist.npy");
     for err in [
-        validate::read_npy(&path).unwrap_err(),
-        validate::read_raw(&path, DType::F32, &[1]).unwrap_err(),
-        validate::is_npy_file(&path).unwrap_err(),
+        tensor_file::read_npy(&path).unwrap_err(),
+        tensor_file::read_raw(&path, DType::F32, &[1]).unwrap_err(),
+        tensor_file::is_npy_file(&path).unwrap_err(),
     ] {
         match &err {
-            ValidateError::Io { path: p, .. } => assert_eq!(p, &path),
+            TensorFileError::Io { path: p, .. } => assert_eq!(p, &path),
             other => panic!("{other:?}"),
         }
         assert!(err.to_string().contains("does-not-exist.npy"), "{err}");

@@ -12,7 +12,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use super::decode::decode;
-use super::error::{ValidateError, ValidateResult};
+use super::error::{TensorFileError, TensorFileResult};
 use super::npy_header::{Descr, parse_header};
 use super::tensor::{Tensor, Values, element_count};
 
@@ -20,7 +20,7 @@ use super::tensor::{Tensor, Values, element_count};
 pub const NPY_MAGIC: &[u8; 6] = b"\x93NUMPY";
 
 /// Longest header accepted, in bytes (NumPy itself refuses more than
-/// 10 000 by default). Longer headers are a [`ValidateError::BadNpyHeader`].
+/// 10 000 by default). Longer headers are a [`TensorFileError::BadNpyHeader`].
 pub const MAX_NPY_HEADER_LEN: usize = 1 << 20;
 
 /// Reads a `.npy` file.
@@ -31,13 +31,13 @@ pub const MAX_NPY_HEADER_LEN: usize = 1 << 20;
 /// is always indexed like the array NumPy would return.
 ///
 /// # Errors
-/// [`ValidateError::Io`] (with the path) if the file cannot be read,
-/// [`ValidateError::BadNpyHeader`], [`ValidateError::UnsupportedDtype`],
-/// [`ValidateError::ShapeOverflow`] or [`ValidateError::SizeMismatch`] if
+/// [`TensorFileError::Io`] (with the path) if the file cannot be read,
+/// [`TensorFileError::BadNpyHeader`], [`TensorFileError::UnsupportedDtype`],
+/// [`TensorFileError::ShapeOverflow`] or [`TensorFileError::SizeMismatch`] if
 /// its contents are not a readable `.npy` array.
-pub fn read_npy(path: impl AsRef<Path>) -> ValidateResult<Tensor> {
+pub fn read_npy(path: impl AsRef<Path>) -> TensorFileResult<Tensor> {
     let path = path.as_ref();
-    let io = |source| ValidateError::Io {
+    let io = |source| TensorFileError::Io {
         path: path.to_path_buf(),
         source,
     };
@@ -48,7 +48,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> ValidateResult<Tensor> {
 
 /// Parses the bytes of a `.npy` file (see [`read_npy`]). Errors name the
 /// origin `"<bytes>"`.
-pub fn parse_npy(bytes: &[u8]) -> ValidateResult<Tensor> {
+pub fn parse_npy(bytes: &[u8]) -> TensorFileResult<Tensor> {
     let mut reader = bytes;
     read_from(&mut reader, bytes.len() as u64, "<bytes>")
 }
@@ -58,13 +58,13 @@ pub fn parse_npy(bytes: &[u8]) -> ValidateResult<Tensor> {
 /// a bad header instead of being misread as raw data).
 ///
 /// # Errors
-/// [`ValidateError::Io`] if the file cannot be opened or read.
-pub fn is_npy_file(path: impl AsRef<Path>) -> ValidateResult<bool> {
+/// [`TensorFileError::Io`] if the file cannot be opened or read.
+pub fn is_npy_file(path: impl AsRef<Path>) -> TensorFileResult<bool> {
     let path = path.as_ref();
     let by_name = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
-    let io = |source| ValidateError::Io {
+    let io = |source| TensorFileError::Io {
         path: path.to_path_buf(),
         source,
     };
@@ -77,16 +77,16 @@ pub fn is_npy_file(path: impl AsRef<Path>) -> ValidateResult<bool> {
     Ok(by_name || start == NPY_MAGIC)
 }
 
-fn bad(origin: &str, reason: impl Into<String>) -> ValidateError {
-    ValidateError::BadNpyHeader {
+fn bad(origin: &str, reason: impl Into<String>) -> TensorFileError {
+    TensorFileError::BadNpyHeader {
         origin: origin.to_owned(),
         reason: reason.into(),
     }
 }
 
 /// Reads a `.npy` stream of `total_len` bytes.
-fn read_from<R: Read>(reader: &mut R, total_len: u64, origin: &str) -> ValidateResult<Tensor> {
-    let io = |source| ValidateError::Io {
+fn read_from<R: Read>(reader: &mut R, total_len: u64, origin: &str) -> TensorFileResult<Tensor> {
+    let io = |source| TensorFileError::Io {
         path: origin.into(),
         source,
     };
@@ -174,7 +174,7 @@ fn read_from<R: Read>(reader: &mut R, total_len: u64, origin: &str) -> ValidateR
     let (dtype, order) = match header.descr {
         Descr::Simple(dtype, order) => (dtype, order),
         Descr::Unsupported(dtype) => {
-            return Err(ValidateError::UnsupportedDtype {
+            return Err(TensorFileError::UnsupportedDtype {
                 origin: origin.to_owned(),
                 dtype,
             });
@@ -183,7 +183,7 @@ fn read_from<R: Read>(reader: &mut R, total_len: u64, origin: &str) -> ValidateR
 
     // Data: exactly product(shape) × itemsize bytes, checked before allocating.
     let shape = header.shape;
-    let overflow = || ValidateError::ShapeOverflow {
+    let overflow = || TensorFileError::ShapeOverflow {
         origin: origin.to_owned(),
         shape: shape.clone(),
     };
@@ -194,7 +194,7 @@ fn read_from<R: Read>(reader: &mut R, total_len: u64, origin: &str) -> ValidateR
         .ok_or_else(overflow)?;
     let actual_bytes = after_preamble - header_len;
     if expected_bytes != actual_bytes {
-        return Err(ValidateError::SizeMismatch {
+        return Err(TensorFileError::SizeMismatch {
             origin: origin.to_owned(),
             dtype,
             shape,

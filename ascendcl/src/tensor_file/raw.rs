@@ -7,8 +7,9 @@ use std::io::BufReader;
 use std::path::Path;
 
 use super::decode::{ByteOrder, decode};
-use super::error::{ValidateError, ValidateResult};
-use super::tensor::{DType, Tensor, element_count};
+use super::dtype::DType;
+use super::error::{TensorFileError, TensorFileResult};
+use super::tensor::{Tensor, element_count};
 
 /// Reads a raw little-endian file of `dtype` elements in C order.
 ///
@@ -18,13 +19,13 @@ use super::tensor::{DType, Tensor, element_count};
 /// anything is allocated). An empty `shape` is a scalar.
 ///
 /// # Errors
-/// [`ValidateError::Io`] (with the path) if the file cannot be read,
-/// [`ValidateError::ShapeOverflow`] if the shape's product overflows,
-/// [`ValidateError::SizeMismatch`] if the file's length is not the product
+/// [`TensorFileError::Io`] (with the path) if the file cannot be read,
+/// [`TensorFileError::ShapeOverflow`] if the shape's product overflows,
+/// [`TensorFileError::SizeMismatch`] if the file's length is not the product
 /// of the shape times the dtype size.
-pub fn read_raw(path: impl AsRef<Path>, dtype: DType, shape: &[usize]) -> ValidateResult<Tensor> {
+pub fn read_raw(path: impl AsRef<Path>, dtype: DType, shape: &[usize]) -> TensorFileResult<Tensor> {
     let path = path.as_ref();
-    let io = |source| ValidateError::Io {
+    let io = |source| TensorFileError::Io {
         path: path.to_path_buf(),
         source,
     };
@@ -44,7 +45,7 @@ pub fn read_raw(path: impl AsRef<Path>, dtype: DType, shape: &[usize]) -> Valida
 
 /// Parses raw little-endian bytes (see [`read_raw`]). Errors name the origin
 /// `"<bytes>"`.
-pub fn parse_raw(bytes: &[u8], dtype: DType, shape: &[usize]) -> ValidateResult<Tensor> {
+pub fn parse_raw(bytes: &[u8], dtype: DType, shape: &[usize]) -> TensorFileResult<Tensor> {
     let origin = "<bytes>";
     let count = check_len(bytes.len() as u64, dtype, shape, origin)?;
     let mut reader = bytes;
@@ -59,8 +60,8 @@ fn check_len(
     dtype: DType,
     shape: &[usize],
     origin: &str,
-) -> ValidateResult<usize> {
-    let overflow = || ValidateError::ShapeOverflow {
+) -> TensorFileResult<usize> {
+    let overflow = || TensorFileError::ShapeOverflow {
         origin: origin.to_owned(),
         shape: shape.to_vec(),
     };
@@ -70,7 +71,7 @@ fn check_len(
         .and_then(|n| u64::try_from(n).ok())
         .ok_or_else(overflow)?;
     if expected_bytes != actual_bytes {
-        return Err(ValidateError::SizeMismatch {
+        return Err(TensorFileError::SizeMismatch {
             origin: origin.to_owned(),
             dtype,
             shape: shape.to_vec(),

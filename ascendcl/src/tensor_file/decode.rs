@@ -4,9 +4,10 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use super::error::{ValidateError, ValidateResult};
+use super::dtype::DType;
+use super::error::{TensorFileError, TensorFileResult};
 use super::half::{bf16_bits_to_f32, f16_bits_to_f32};
-use super::tensor::{DType, Values};
+use super::tensor::Values;
 
 /// Byte order of multi-byte elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +39,7 @@ pub(crate) fn decode<R: Read>(
     order: ByteOrder,
     count: usize,
     origin: &str,
-) -> ValidateResult<Values> {
+) -> TensorFileResult<Values> {
     let size = dtype.size();
     let per_chunk = CHUNK_BYTES / size;
     let mut buffer = vec![0u8; CHUNK_BYTES.min(count.saturating_mul(size))];
@@ -55,7 +56,7 @@ pub(crate) fn decode<R: Read>(
         };
         reader
             .read_exact(bytes)
-            .map_err(|source| ValidateError::Io {
+            .map_err(|source| TensorFileError::Io {
                 path: PathBuf::from(origin),
                 source,
             })?;

@@ -1,12 +1,12 @@
-//! `ascendcl::validate` `.npy` reader: format versions, byte orders, dtypes,
+//! `ascendcl::tensor_file` `.npy` reader: format versions, byte orders, dtypes,
 //! Fortran order, odd shapes, and typed errors (never panics) for
 //! unsupported, truncated or garbage files. `.npy` files are built by hand
 //! here, so no Python is needed.
 
-mod validate_common;
+mod tensor_file_common;
 
-use ascendcl::validate::{self, DType, ValidateError, Values, parse_npy};
-use validate_common::{dict, f64s, le_f32, npy, temp_dir};
+use ascendcl::tensor_file::{self, DType, TensorFileError, Values, parse_npy};
+use tensor_file_common::{dict, f64s, le_f32, npy, temp_dir};
 
 // --- .npy -----------------------------------------------------------------
 
@@ -23,12 +23,12 @@ fn npy_v1_little_endian_f32_reads_back_shape_and_values() {
     let dir = temp_dir("npy_v1");
     let path = dir.join("a.npy");
     std::fs::write(&path, &bytes).unwrap();
-    let tensor = validate::read_npy(&path).unwrap();
+    let tensor = tensor_file::read_npy(&path).unwrap();
     assert_eq!(tensor.dtype(), DType::F32);
     assert_eq!(tensor.shape(), &[2, 3]);
     assert_eq!(tensor.values(), &Values::F32(values.to_vec()));
     assert_eq!(tensor.get_at(&[1, 1]), Some(f64::from(f32::MAX)));
-    assert!(validate::is_npy_file(&path).unwrap());
+    assert!(tensor_file::is_npy_file(&path).unwrap());
     assert_eq!(parse_npy(&bytes).unwrap(), tensor);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -167,7 +167,7 @@ fn npy_unsupported_dtypes_are_typed_errors() {
     for descr in ["<c8", "|S3", "<V2", "<f16", "<M8[ns]", "O"] {
         let bytes = npy(1, &dict(descr, false, "(1,)"), &[0; 16]);
         match parse_npy(&bytes) {
-            Err(ValidateError::UnsupportedDtype { dtype, .. }) => assert_eq!(dtype, descr),
+            Err(TensorFileError::UnsupportedDtype { dtype, .. }) => assert_eq!(dtype, descr),
             other => panic!("{descr}: {other:?}"),
         }
     }
@@ -175,7 +175,7 @@ fn npy_unsupported_dtypes_are_typed_errors() {
         "{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, 'shape': (1,), }";
     let err = parse_npy(&npy(1, structured, &[0; 8])).unwrap_err();
     assert!(
-        matches!(err, ValidateError::UnsupportedDtype { .. }),
+        matches!(err, TensorFileError::UnsupportedDtype { .. }),
         "{err}"
     );
     assert!(err.to_string().contains("astype"), "says what to do: {err}");
@@ -192,7 +192,7 @@ fn truncated_or_garbage_files_are_typed_errors_not_panics() {
         assert!(
             matches!(
                 err,
-                ValidateError::BadNpyHeader { .. } | ValidateError::SizeMismatch { .. }
+                TensorFileError::BadNpyHeader { .. } | TensorFileError::SizeMismatch { .. }
             ),
             "truncated to {len}: {err:?}"
         );
@@ -202,7 +202,7 @@ fn truncated_or_garbage_files_are_typed_errors_not_panics() {
     long.push(0);
     assert!(matches!(
         parse_npy(&long),
-        Err(ValidateError::SizeMismatch { .. })
+        Err(TensorFileError::SizeMismatch { .. })
     ));
 
     // Every single-byte corruption of the preamble and header: an error or a
@@ -244,7 +244,7 @@ fn truncated_or_garbage_files_are_typed_errors_not_panics() {
         bytes.extend_from_slice(&len_bytes);
         bytes.extend_from_slice(b"{'descr': '<f4'}");
         assert!(
-            matches!(parse_npy(&bytes), Err(ValidateError::BadNpyHeader { .. })),
+            matches!(parse_npy(&bytes), Err(TensorFileError::BadNpyHeader { .. })),
             "v{version}"
         );
     }
@@ -259,22 +259,22 @@ fn truncated_or_garbage_files_are_typed_errors_not_panics() {
     );
     assert!(matches!(
         parse_npy(&huge),
-        Err(ValidateError::ShapeOverflow { .. })
+        Err(TensorFileError::ShapeOverflow { .. })
     ));
     let too_long = npy(1, &dict("<f4", false, "(99999999999999999999999,)"), &[]);
     assert!(matches!(
         parse_npy(&too_long),
-        Err(ValidateError::BadNpyHeader { .. })
+        Err(TensorFileError::BadNpyHeader { .. })
     ));
     let absurd = npy(1, &dict("<f8", false, "(1099511627776,)"), &[0; 8]);
     assert!(matches!(
         parse_npy(&absurd),
-        Err(ValidateError::SizeMismatch { .. })
+        Err(TensorFileError::SizeMismatch { .. })
     ));
     let negative = npy(1, &dict("<f4", false, "(-1,)"), &[]);
     assert!(matches!(
         parse_npy(&negative),
-        Err(ValidateError::BadNpyHeader { .. })
+        Err(TensorFileError::BadNpyHeader { .. })
     ));
     let missing_key = npy(1, "{'descr': '<f4', 'shape': (1,), }", &[0; 4]);
     let err = parse_npy(&missing_key).unwrap_err();
@@ -284,8 +284,8 @@ fn truncated_or_garbage_files_are_typed_errors_not_panics() {
     let dir = temp_dir("garbage");
     let path = dir.join("not-really.npy");
     std::fs::write(&path, b"hello, this is not an array").unwrap();
-    let err = validate::read_npy(&path).unwrap_err();
-    assert!(matches!(err, ValidateError::BadNpyHeader { .. }), "{err}");
+    let err = tensor_file::read_npy(&path).unwrap_err();
+    assert!(matches!(err, TensorFileError::BadNpyHeader { .. }), "{err}");
     assert!(err.to_string().contains("not-really.npy"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -7,7 +7,7 @@
 //! recognized so that it can be reported as an unsupported dtype.
 
 use super::decode::ByteOrder;
-use super::tensor::DType;
+use super::dtype::DType;
 
 /// The parsed header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +35,7 @@ enum Value {
 }
 
 /// Parses the header text. The error is a reason, for
-/// [`ValidateError::BadNpyHeader`](super::ValidateError::BadNpyHeader).
+/// [`TensorFileError::BadNpyHeader`](super::TensorFileError::BadNpyHeader).
 pub(crate) fn parse_header(text: &str) -> Result<Header, String> {
     let mut p = Parser {
         chars: text.chars().collect(),
