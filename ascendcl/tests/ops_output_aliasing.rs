@@ -33,7 +33,7 @@ fn stride_0_and_overlapping_output_views_are_refused_before_any_ffi_call() {
             "written more than once",
         );
         refused(
-            TensorMut::strided_as(&mut y, ops::DType::F32, &[3, 3], &[2, 1], 1),
+            TensorMut::strided_as(&mut y, &[3, 3], &[2, 1], 1, ops::DType::F32),
             "dimension 0 has stride 2",
         );
         assert_eq!(env.calls(), Vec::<String>::new(), "no FFI call");
