@@ -119,6 +119,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod alloc;
+mod backend;
 mod call;
 mod callback;
 mod context;
@@ -143,6 +144,7 @@ pub mod validate;
 pub mod vmm;
 
 pub use ascendcl_sys as sys;
+pub use backend::Backend;
 pub use context::{Context, CurrentContext, forget_current_context};
 pub use deferred::take_deferred_errors;
 pub use device::{Device, MemoryInfo, Utilization};
