@@ -1,4 +1,6 @@
-//! Build script of the root package (examples and benches).
+//! Build script of the root package (the examples; the benches of
+//! ascendcl-benches and train_resnet of ascendcl-cli use it through
+//! `ascendcl_examples::runtime()`).
 //!
 //! It tells the examples and benches where the mock `libascendcl.so` is, so
 //! that they run on the mock when no CANN install is found. The library

@@ -68,7 +68,8 @@ impl Pass {
         }
     }
 
-    fn is_aclnn(self) -> bool {
+    /// Whether this pass reads the aclnn header.
+    pub fn is_aclnn(self) -> bool {
         matches!(self, Pass::AclnnTypes | Pass::AclnnFunctions)
     }
 

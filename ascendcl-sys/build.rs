@@ -5,11 +5,16 @@
 //! libclang and on docs.rs. The build script only chooses the bindings.
 //!
 //! # Bindings
-//! * default: the committed `src/bindings/{types,functions}.rs`, generated from
-//!   our declaration header `include/acl/acl.h`;
+//! * default: the committed `src/bindings/*.rs`, generated from our
+//!   declaration headers in `include/`;
 //! * feature `bindgen`: regenerated into `OUT_DIR` with bindgen (needs
-//!   libclang), from CANN's own headers when an install is found, else from
-//!   `include/acl/acl.h`. On docs.rs the committed bindings are always used.
+//!   libclang), per library (runtime, profiler, aclnn, hccl): from CANN's own
+//!   headers when the install found has every one that library's passes read
+//!   (`bindgen_headers.rs`), else from ours; also from ours, with a warning,
+//!   when bindgen fails on CANN's. A `cargo::warning` says which headers each
+//!   library came from. If neither works (no libclang, or our headers fail)
+//!   the build stops with an error that says why; it does not panic.
+//!   On docs.rs the committed bindings are always used.
 //!
 //! # Environment variables read (each is registered with `rerun-if-env-changed`)
 //! | variable | effect |
@@ -27,9 +32,9 @@
 //! # Metadata published to dependents (`links = "ascendcl"`)
 //! | `DEP_ASCENDCL_*` | value |
 //! |---|---|
-//! | `INCLUDE` | include directory (parent of `acl/`) of the headers the bindings came from |
+//! | `INCLUDE` | include directory (parent of `acl/`) of the headers the runtime bindings came from |
 //! | `DECL_INCLUDE` | include directory of our own declaration header |
-//! | `BINDINGS_SOURCE` | `committed`, `ours` (regenerated from our header) or `cann` |
+//! | `BINDINGS_SOURCE` | `committed`, or per library `ours` / `cann`: `runtime=cann,profiler=cann,aclnn=ours,hccl=ours` |
 //! | `CANN_ROOT` | the CANN root whose headers were found, if any |
 
 use std::env;
@@ -45,6 +50,11 @@ mod cann;
 #[path = "bindgen_config.rs"]
 mod bindgen_config;
 
+#[cfg(feature = "bindgen")]
+#[allow(dead_code)]
+#[path = "bindgen_headers.rs"]
+mod bindgen_headers;
+
 /// Reads an environment variable and asks Cargo to rerun when it changes.
 fn tracked_env(name: &str) -> Option<OsString> {
     println!("cargo::rerun-if-env-changed={name}");
@@ -55,6 +65,7 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=include");
     println!("cargo::rerun-if-changed=bindgen_config.rs");
+    println!("cargo::rerun-if-changed=bindgen_headers.rs");
     println!("cargo::rerun-if-changed=src/cann.rs");
     println!("cargo::rustc-check-cfg=cfg(ascendcl_regenerated_bindings)");
     println!("cargo::rustc-check-cfg=cfg(ascendcl_libclang)");
@@ -80,19 +91,49 @@ fn main() {
         println!("cargo::rustc-cfg=ascendcl_libclang");
     }
 
-    let (include, source) = if cfg!(feature = "bindgen") && !docs_rs {
-        let (include, source) = match &cann {
-            Some((_, include)) => (include.clone(), "cann"),
-            None => (our_include.clone(), "ours"),
-        };
-        regenerate(&include);
-        println!("cargo::rustc-cfg=ascendcl_regenerated_bindings");
-        (include, source)
+    let sources = if !docs_rs {
+        let cann_include = cann.as_ref().map(|(_, include)| include.as_path());
+        match regenerate(cann_include, &our_include) {
+            Ok(sources) => sources,
+            Err(message) => {
+                // A build error that says what to do, not a panic.
+                eprintln!("error: {message}");
+                std::process::exit(1);
+            }
+        }
     } else {
-        (our_include.clone(), "committed")
+        Vec::new()
     };
+    // The runtime's include directory: the mock compiles against it.
+    let include = sources
+        .iter()
+        .find(|regenerated| regenerated.library == "runtime")
+        .map_or(our_include.clone(), |regenerated| {
+            regenerated.include.clone()
+        });
     println!("cargo::metadata=include={}", include.display());
-    println!("cargo::metadata=bindings_source={source}");
+    let summary = if sources.is_empty() {
+        "committed".to_string()
+    } else {
+        println!("cargo::rustc-cfg=ascendcl_regenerated_bindings");
+        sources
+            .iter()
+            .map(|regenerated| format!("{}={}", regenerated.library, regenerated.source))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    println!("cargo::metadata=bindings_source={summary}");
+}
+
+/// One library's regenerated bindings.
+#[derive(Debug)]
+struct Regenerated {
+    /// `runtime`, `profiler`, `aclnn` or `hccl`.
+    library: &'static str,
+    /// `ours` or `cann`.
+    source: &'static str,
+    /// The include directory of the headers read.
+    include: PathBuf,
 }
 
 /// Whether a libclang shared library is where bindgen's loader (clang-sys)
@@ -144,38 +185,149 @@ fn libclang_present() -> bool {
     })
 }
 
+/// Regenerates every library's bindings into `OUT_DIR`, each from CANN's
+/// headers when `cann_include` has them all and ours otherwise (and from ours
+/// when bindgen fails on CANN's), and says which in the build output.
+/// Returns what each library was generated from, or the error to stop the
+/// build with.
 #[cfg(feature = "bindgen")]
-fn regenerate(include: &std::path::Path) {
+fn regenerate(
+    cann_include: Option<&std::path::Path>,
+    our_include: &std::path::Path,
+) -> Result<Vec<Regenerated>, String> {
+    use bindgen_headers::{Choice, Headers, Library};
+
+    libclang_loads()?;
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let ours = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include");
-    for pass in bindgen_config::Pass::ALL {
-        // HCCL: CANN's headers (C++ only) when installed, else ours (C).
-        let (include, cxx) = match pass.is_hccl() {
-            true if include.join("hccl/hccl_types.h").is_file() => (include, true),
-            true => (ours.as_path(), false),
-            false => (include, false),
-        };
-        let cxx_args: &[&str] = if cxx { &bindgen_config::CXX_ARGS } else { &[] };
-        let bindings = bindgen_config::builder(include, pass)
-            .clang_args(cxx_args)
-            .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
-            .generate()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "bindgen failed on {}/acl/acl.h: {e}\n\
-                     The `bindgen` feature needs libclang (Debian: apt-get install libclang-dev); \
-                     build without it to use the committed bindings.",
-                    include.display()
-                )
-            });
-        let file = out_dir.join(pass.file_name());
-        bindings
-            .write_to_file(&file)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", file.display()));
+    let scratch = out_dir.join("cann-aclnn-wrapper");
+    if let Some(include) = cann_include {
+        // A header installed or removed later changes the choice (Cargo
+        // looks at every file under a directory named here).
+        println!("cargo::rerun-if-changed={}", include.display());
     }
+    let mut sources = Vec::new();
+    for library in Library::ALL {
+        let mut attempts = Vec::new();
+        let mut why_not_cann = None;
+        match bindgen_headers::choose(library, cann_include) {
+            Choice::Cann(include) => attempts.push(Headers::Cann(include)),
+            Choice::Ours { why } => why_not_cann = Some(why),
+        }
+        attempts.push(Headers::Ours(our_include.to_path_buf()));
+        let mut failures = Vec::new();
+        let mut generated = None;
+        for headers in attempts {
+            match generate(library, &headers, &scratch) {
+                Ok(files) => {
+                    generated = Some((headers, files));
+                    break;
+                }
+                Err(e) => {
+                    let failure = format!("bindgen failed on {}: {e}", headers.describe(library));
+                    // One warning line per line of clang's diagnostics, the
+                    // first few (the full text is in the error if ours fail too).
+                    const SHOWN: usize = 4;
+                    let lines: Vec<&str> =
+                        failure.lines().filter(|l| !l.trim().is_empty()).collect();
+                    for line in lines.iter().take(SHOWN) {
+                        println!("cargo::warning={} bindings: {line}", library.name());
+                    }
+                    if lines.len() > SHOWN {
+                        println!(
+                            "cargo::warning={} bindings: ... ({} more lines)",
+                            library.name(),
+                            lines.len() - SHOWN
+                        );
+                    }
+                    failures.push(failure);
+                }
+            }
+        }
+        let Some((headers, files)) = generated else {
+            return Err(format!(
+                "ascendcl-sys cannot regenerate its {} bindings (feature `bindgen`):\n  {}\n\
+                 Build without the `bindgen` feature to use the committed bindings.",
+                library.name(),
+                failures.join("\n  ")
+            ));
+        };
+        for (name, text) in files {
+            let file = out_dir.join(name);
+            std::fs::write(&file, text)
+                .map_err(|e| format!("ascendcl-sys: cannot write {}: {e}", file.display()))?;
+        }
+        let because = match (&headers, &why_not_cann, failures.is_empty()) {
+            (Headers::Ours(_), Some(why), _) => format!(" ({why})"),
+            (Headers::Ours(_), None, false) => " (bindgen failed on CANN's, see above)".to_string(),
+            _ => String::new(),
+        };
+        println!(
+            "cargo::warning={} bindings generated from {}{because}",
+            library.name(),
+            headers.describe(library)
+        );
+        sources.push(Regenerated {
+            library: library.name(),
+            source: headers.source(),
+            include: headers.include_dir().to_path_buf(),
+        });
+    }
+    Ok(sources)
 }
 
+/// Both passes of `library` over `headers`: each output file's name and text
+/// (nothing is written unless both passes succeed, so a library's two files
+/// always come from the same headers).
+#[cfg(feature = "bindgen")]
+fn generate(
+    library: bindgen_headers::Library,
+    headers: &bindgen_headers::Headers,
+    scratch: &std::path::Path,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let mut files = Vec::new();
+    for pass in library.passes() {
+        let builder = bindgen_headers::builder(headers, pass, scratch).map_err(|e| {
+            format!(
+                "cannot write a wrapper header into {}: {e}",
+                scratch.display()
+            )
+        })?;
+        let bindings = builder
+            .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
+            .generate()
+            .map_err(|e| e.to_string())?;
+        files.push((pass.file_name(), bindings.to_string()));
+    }
+    Ok(files)
+}
+
+/// Whether bindgen can load libclang; bindgen itself panics when it cannot.
+#[cfg(feature = "bindgen")]
+fn libclang_loads() -> Result<(), String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let loaded = std::panic::catch_unwind(bindgen::clang_version);
+    std::panic::set_hook(hook);
+    loaded.map(drop).map_err(|payload| {
+        let reason = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("no reason given");
+        format!(
+            "the `bindgen` feature of ascendcl-sys needs libclang, which cannot be loaded ({reason}).\n\
+             Install it (Debian: apt-get install libclang-dev) or point LIBCLANG_PATH at it, \
+             or build without the `bindgen` feature to use the committed bindings."
+        )
+    })
+}
+
+/// Without the `bindgen` feature the committed bindings are used: nothing is
+/// regenerated.
 #[cfg(not(feature = "bindgen"))]
-fn regenerate(_include: &std::path::Path) {
-    unreachable!("regenerate is only called with the bindgen feature");
+fn regenerate(
+    _cann_include: Option<&std::path::Path>,
+    _our_include: &std::path::Path,
+) -> Result<Vec<Regenerated>, String> {
+    Ok(Vec::new())
 }

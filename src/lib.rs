@@ -1,4 +1,5 @@
-//! Shared helpers of the examples and benches: choosing the backend.
+//! Shared helpers of the examples (and of the benches, `ascendcl-benches`):
+//! choosing the backend.
 //!
 //! The examples run on a real device when the AscendCL library can be found
 //! (see [`ascendcl_sys::library`](ascendcl_sys::library())), and on the
@@ -14,10 +15,12 @@
 pub mod mlp;
 pub mod resnet;
 
-pub mod bench;
-
+pub use ascendcl::Backend;
 use ascendcl::{Error, Runtime};
-pub use ascendcl_cli::Backend;
+
+/// The committed PyTorch references of the examples (`examples/reference/`),
+/// also for the examples of other packages (`train_resnet` of ascendcl-cli).
+pub const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/reference");
 
 /// Path of the mock library built with this workspace.
 pub const MOCK_LIBRARY: &str = env!("ASCENDCL_MOCK_LIBRARY");
@@ -33,6 +36,6 @@ pub fn runtime() -> Result<(Runtime, Backend), Error> {
         Err(e) => return Err(e.into()),
     };
     let runtime = Runtime::with_library(lib)?;
-    let backend = Backend::of(&runtime, lib);
+    let backend = runtime.backend();
     Ok((runtime, backend))
 }

@@ -8,39 +8,11 @@
 //! mock on its own. `--mock` runs it on the behavioural mock bundled into the
 //! binary instead ([`crate::bundled`]), on any machine.
 
-use std::path::PathBuf;
-
 use ascendcl::Runtime;
 
-/// Which library a program runs on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Backend {
-    /// A real AscendCL library (an Atlas card, or ASCENDCL_LIBRARY).
-    Device(PathBuf),
-    /// The behavioural mock.
-    Mock(PathBuf),
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Backend::Device(path) => write!(f, "device ({})", path.display()),
-            Backend::Mock(path) => write!(f, "mock ({})", path.display()),
-        }
-    }
-}
-
-impl Backend {
-    /// The backend of a runtime initialised on `lib`.
-    pub fn of(runtime: &Runtime, lib: &ascendcl_sys::Library) -> Backend {
-        let path = lib.path().to_path_buf();
-        if runtime.is_mock() {
-            Backend::Mock(path)
-        } else {
-            Backend::Device(path)
-        }
-    }
-}
+/// Which library a program runs on (defined by the `ascendcl` crate, so
+/// that programs which do not need this crate name it too).
+pub use ascendcl::Backend;
 
 /// Why no runtime could be started.
 #[derive(Debug)]
@@ -89,6 +61,6 @@ pub fn runtime(mock: bool) -> Result<(Runtime, Backend), BackendError> {
     }
     .map_err(|e| BackendError::Runtime(e.into()))?;
     let runtime = Runtime::with_library(lib).map_err(BackendError::Runtime)?;
-    let backend = Backend::of(&runtime, lib);
+    let backend = runtime.backend();
     Ok((runtime, backend))
 }

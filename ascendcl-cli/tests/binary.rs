@@ -151,6 +151,41 @@ fn doctor_reports_no_library_honestly_and_exits_1_on_a_machine_without_cann() {
 }
 
 #[test]
+fn doctor_refuses_a_truncated_ascendcl_library_saying_what_is_wrong_and_exits_1() {
+    let home = temp_dir("doctor-truncated");
+    let file = home.join("libascendcl.so");
+    // 40000 bytes end inside the mock's code segment: a plain dlopen of this
+    // file kills the process with SIGBUS.
+    let bytes = std::fs::read(ascendcl_mock::LIBRARY_PATH).unwrap();
+    std::fs::write(&file, &bytes[..40_000]).unwrap();
+    let out = ascendcl(&home, &["doctor"])
+        .env("ASCENDCL_LIBRARY", &file)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{}: {stdout}", out.status);
+    let refused = format!(
+        "refused:        {} (from ASCENDCL_LIBRARY): truncated: segment ",
+        file.display()
+    );
+    assert!(stdout.contains(&refused), "{stdout}");
+    assert!(stdout.contains("the file has 40000"), "{stdout}");
+    assert!(
+        stdout.contains("fix: copy or install the file again"),
+        "{stdout}"
+    );
+
+    let out = ascendcl(&home, &["doctor", "--json"])
+        .env("ASCENDCL_LIBRARY", &file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json = text(&out.stdout);
+    assert!(json.contains("\"status\":\"invalid-file\""), "{json}");
+    assert!(json.contains("\"kind\":\"library-invalid\""), "{json}");
+}
+
+#[test]
 fn doctor_with_mock_writes_the_bundled_mock_to_the_cache_and_exits_0() {
     let home = temp_dir("doctor-mock");
     let cache = home.join("cache");

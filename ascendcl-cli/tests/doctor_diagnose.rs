@@ -379,3 +379,75 @@ fn a_bundled_mock_that_cannot_be_written_points_at_the_cache_directory() {
     let problem = only_problem(&facts, ProblemKind::LibraryUnusable);
     assert!(problem.fix.contains("XDG_CACHE_HOME"), "{}", problem.fix);
 }
+
+#[test]
+fn a_damaged_ascendcl_library_names_the_file_what_is_wrong_and_how_to_fix_it() {
+    let mut facts = mock();
+    facts.env = env(&[("ASCENDCL_LIBRARY", "/opt/copy/libascendcl.so")]);
+    facts.library = LibraryFacts::InvalidFile {
+        file: "/opt/copy/libascendcl.so".into(),
+        source: "ASCENDCL_LIBRARY".into(),
+        problem: ascendcl_sys::ElfProblem::SegmentOutside {
+            index: 2,
+            end: 127_449,
+            file_bytes: 40_000,
+        },
+    };
+    facts.runtime = None;
+    let problem = only_problem(&facts, ProblemKind::LibraryInvalid);
+    assert!(
+        problem
+            .summary
+            .contains("/opt/copy/libascendcl.so (named by ASCENDCL_LIBRARY)"),
+        "{}",
+        problem.summary
+    );
+    assert_eq!(
+        problem.details,
+        ["truncated: segment 2 ends at byte 127449, the file has 40000"]
+    );
+    assert!(
+        problem.fix.starts_with("copy or install the file again"),
+        "{}",
+        problem.fix
+    );
+    assert!(
+        problem.fix.contains("set ASCENDCL_LIBRARY to another file"),
+        "{}",
+        problem.fix
+    );
+    let report = Report::new(facts);
+    assert_eq!(report.exit_code(), EXIT_PROBLEMS);
+    let text = report.to_text();
+    assert!(
+        text.contains(
+            "refused:        /opt/copy/libascendcl.so (from ASCENDCL_LIBRARY): truncated: segment 2"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_library_for_another_machine_points_at_the_package_for_this_architecture() {
+    let mut facts = mock();
+    facts.library = LibraryFacts::InvalidFile {
+        file: "/opt/arm/libascendcl.so".into(),
+        source: "ASCENDCL_LIBRARY".into(),
+        problem: ascendcl_sys::ElfProblem::WrongMachine {
+            file: 183,
+            machine: 62,
+        },
+    };
+    facts.runtime = None;
+    let problem = only_problem(&facts, ProblemKind::LibraryInvalid);
+    assert!(
+        problem.details[0].contains("built for aarch64 (ELF machine 183); this machine is x86_64"),
+        "{:?}",
+        problem.details
+    );
+    assert!(
+        problem.fix.contains("this machine's architecture"),
+        "{}",
+        problem.fix
+    );
+}

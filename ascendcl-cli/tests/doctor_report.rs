@@ -22,7 +22,26 @@ fn json_is_one_valid_object_for_every_kind_of_facts() {
     not_found.runtime = None;
     let mut init_failed = healthy();
     init_failed.runtime = Some(Err("aclInit failed".into()));
-    for facts in [healthy(), mock(), broken, not_found, init_failed] {
+    let mut invalid = mock();
+    invalid.library = LibraryFacts::InvalidFile {
+        file: "/opt/\"quoted\"/libascendcl.so".into(),
+        source: "ASCENDCL_LIBRARY".into(),
+        problem: ascendcl_sys::ElfProblem::NotElf,
+    };
+    invalid.runtime = None;
+    let invalid_json = Report::new(invalid.clone()).to_json();
+    assert!(
+        invalid_json.contains(
+            "\"library\":{\"status\":\"invalid-file\",\"file\":\"/opt/\\\"quoted\\\"/libascendcl.so\",\
+             \"source\":\"ASCENDCL_LIBRARY\",\"problem\":\"not an ELF file"
+        ),
+        "{invalid_json}"
+    );
+    assert!(
+        invalid_json.contains("\"kind\":\"library-invalid\""),
+        "{invalid_json}"
+    );
+    for facts in [healthy(), mock(), broken, not_found, init_failed, invalid] {
         let report = Report::new(facts);
         let json = report.to_json();
         assert!(!json.contains('\n'), "one line: {json}");

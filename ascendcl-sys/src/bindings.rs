@@ -23,6 +23,7 @@ pub mod types {
     include!("bindings/hccl_types.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/hccl_types.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
     include!("bindings/prof_types.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/prof_types.rs"));
@@ -51,6 +52,7 @@ pub(crate) mod functions {
     include!("bindings/hccl_functions.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/hccl_functions.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
     include!("bindings/prof_functions.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/prof_functions.rs"));

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::elf::ElfProblem;
+
 /// One place the loader looked for the AscendCL library, and why it was not used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempt {
@@ -11,7 +13,8 @@ pub struct Attempt {
     /// Who suggested it: `ASCENDCL_LIBRARY`, a CANN root variable, a default
     /// location, or `system loader`.
     pub source: String,
-    /// What went wrong (the dynamic loader's message, or "does not exist").
+    /// What went wrong: "no such file", what the ELF check found wrong with
+    /// the file (see [`crate::elf`]), or the dynamic loader's message.
     pub reason: String,
 }
 
@@ -54,6 +57,20 @@ pub enum LoadError {
         /// Every library tried, in order.
         attempts: Vec<Attempt>,
     },
+    /// The file named for a library (by `ASCENDCL_LIBRARY`,
+    /// `ASCENDCL_PROFILER_LIBRARY` or an explicit path) is there but is not a
+    /// shared library this process can load: truncated, not ELF, or built for
+    /// another machine. It was checked before the dynamic loader saw it (see
+    /// [`crate::elf`]), because the loader crashes the process on a truncated
+    /// file instead of returning an error.
+    InvalidFile {
+        /// The file.
+        file: PathBuf,
+        /// Who named it: a variable name or `explicit path`.
+        source: String,
+        /// What is wrong with it.
+        problem: ElfProblem,
+    },
     /// A different library was already selected for this process; a process
     /// talks to exactly one AscendCL runtime.
     AlreadySelected {
@@ -72,7 +89,7 @@ impl LoadError {
             | LoadError::AclnnNotFound { attempts }
             | LoadError::HcclNotFound { attempts }
             | LoadError::ProfilerNotFound { attempts } => attempts,
-            LoadError::AlreadySelected { .. } => &[],
+            LoadError::InvalidFile { .. } | LoadError::AlreadySelected { .. } => &[],
         }
     }
 }
@@ -127,6 +144,20 @@ impl fmt::Display for LoadError {
                      next to the runtime library)."
                 )
             }
+            LoadError::InvalidFile {
+                file,
+                source,
+                problem,
+            } => write!(
+                f,
+                "{} (from {source}) is not a usable shared library: {problem}\n{}{}.",
+                file.display(),
+                capitalised(problem.fix()),
+                match source.as_str() {
+                    "explicit path" => String::new(),
+                    variable => format!(", or set {variable} to another file"),
+                }
+            ),
             LoadError::AlreadySelected {
                 selected,
                 requested,
@@ -141,6 +172,14 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+/// `text` with its first letter upper-case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
 
 /// A function is not exported by the loaded library (an older CANN, or a
 /// library that is not AscendCL).

@@ -43,15 +43,18 @@ pub mod aclnn;
 mod api;
 mod bindings;
 pub mod cann;
+pub mod elf;
 mod error;
 pub mod hccl;
 pub mod library;
 pub mod prof;
+mod shared_object;
 
 pub use aclnn::{ACLNN_FUNCTIONS, Aclnn, aclnn};
 pub use api::FUNCTIONS;
 pub use bindings::types;
 pub use bindings::types::*;
+pub use elf::ElfProblem;
 pub use error::{Attempt, LoadError, SymbolError};
 pub use hccl::{HCCL_FUNCTIONS, Hccl, hccl_for};
 pub use library::{LIBRARY_ENV_VAR, Library, discover, library, select_library, selected_library};

@@ -4,10 +4,16 @@
 //! finding it on first use in this order:
 //!
 //! 1. `ASCENDCL_LIBRARY`: an explicit path. When set, nothing else is tried.
+//!    A file there that is not a usable shared library (truncated, not ELF,
+//!    another architecture: see [`crate::elf`]) is [`LoadError::InvalidFile`].
 //! 2. Each CANN root (see [`crate::cann`]): `lib64/libascendcl.so`, then
 //!    `lib64/libacl_rt.so` (CANN 8.5+), also under `runtime/` and `<arch>-linux/`.
 //! 3. The system loader (`LD_LIBRARY_PATH`, `ld.so.cache`): `libascendcl.so`,
 //!    then `libacl_rt.so`.
+//!
+//! Every file opened by path is checked before the dynamic loader maps it
+//! (see [`crate::elf`]); a damaged file found by searching is listed among
+//! the places tried and the search goes on.
 //!
 //! [`select_library`] chooses a specific file instead (tests and examples use
 //! it to choose the mock). Libraries are never unloaded: runtime worker threads
@@ -22,6 +28,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use crate::api::Symbols;
 use crate::cann;
 use crate::error::{Attempt, LoadError, SymbolError};
+use crate::shared_object::{self, OpenFailure};
 
 /// Name of the environment variable holding an explicit library path.
 pub const LIBRARY_ENV_VAR: &str = "ASCENDCL_LIBRARY";
@@ -60,33 +67,29 @@ impl Library {
     /// Opens the library at `path` (or a bare name, for the system loader).
     ///
     /// Opening the same path twice returns the same `Library`. This does not
-    /// make it the process's library: see [`select_library`].
+    /// make it the process's library: see [`select_library`]. A file that is
+    /// not a shared library of this machine (truncated, not ELF, another
+    /// architecture) is refused before the dynamic loader sees it, with
+    /// [`LoadError::InvalidFile`].
     pub fn open(path: impl AsRef<Path>) -> Result<&'static Library, LoadError> {
         let requested = path.as_ref().to_path_buf();
-        Self::open_from(requested.clone(), "explicit path").map_err(|reason| LoadError::NotFound {
-            attempts: vec![Attempt {
-                candidate: requested,
-                source: "explicit path".into(),
-                reason,
-            }],
-        })
+        Self::open_from(requested.clone())
+            .map_err(|failure| failure.into_error(requested, "explicit path"))
     }
 
-    fn open_from(requested: PathBuf, _source: &str) -> Result<&'static Library, String> {
+    fn open_from(requested: PathBuf) -> Result<&'static Library, OpenFailure> {
         let key = std::fs::canonicalize(&requested).unwrap_or_else(|_| requested.clone());
         let mut map = opened().lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(lib) = map.get(&key) {
             return Ok(lib);
         }
-        // A relative path with a separator would be searched for by the loader
-        // only in odd places; a bare name goes to the system loader on purpose.
-        if requested.components().count() > 1 && !requested.exists() {
-            return Err("no such file".to_string());
-        }
-        // SAFETY: loading a shared object runs its initialisers. AscendCL (and
-        // our mock) has no initialiser with preconditions on the caller.
-        let handle =
-            unsafe { libloading::Library::new(requested.as_os_str()) }.map_err(|e| describe(&e))?;
+        // A bare name goes to the system loader on purpose; anything with a
+        // separator is a path, checked before it is loaded.
+        let handle = if requested.components().count() > 1 {
+            shared_object::open_path(&requested)?
+        } else {
+            shared_object::open_name(&requested)?
+        };
         let lib: &'static Library = Box::leak(Box::new(Library {
             handle,
             requested,
@@ -124,7 +127,8 @@ impl Library {
     pub(crate) unsafe fn resolve<F: Copy>(&self, name: &'static str) -> Result<F, String> {
         // SAFETY: the caller guarantees `F` is the function's true type; the
         // pointer stays valid because the library is never unloaded.
-        let symbol = unsafe { self.handle.get::<F>(name.as_bytes()) }.map_err(|e| describe(&e))?;
+        let symbol = unsafe { self.handle.get::<F>(name.as_bytes()) }
+            .map_err(|e| shared_object::loader_message(&e))?;
         Ok(*symbol)
     }
 
@@ -170,18 +174,26 @@ impl Library {
     }
 }
 
-/// A loader error with its causes: libloading's own message is only
-/// "dlopen failed"; the system's text ("libascend_hal.so: cannot open
-/// shared object file ...") is its source.
-fn describe(error: &libloading::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
+impl OpenFailure {
+    /// The error for a library file that was named (not searched for): a
+    /// file that is there but unusable is [`LoadError::InvalidFile`], other
+    /// failures are [`LoadError::NotFound`] with the one attempt.
+    fn into_error(self, candidate: PathBuf, source: &str) -> LoadError {
+        match self {
+            OpenFailure::Invalid(problem) => LoadError::InvalidFile {
+                file: candidate,
+                source: source.to_string(),
+                problem,
+            },
+            failure => LoadError::NotFound {
+                attempts: vec![Attempt {
+                    candidate,
+                    source: source.to_string(),
+                    reason: failure.to_string(),
+                }],
+            },
+        }
     }
-    text
 }
 
 /// Every library candidate in discovery order (see the module docs), whether
@@ -227,12 +239,17 @@ pub fn discover() -> Result<&'static Library, LoadError> {
         }
     }
     for (candidate, source) in candidates(&env) {
-        match Library::open_from(candidate.clone(), &source) {
+        match Library::open_from(candidate.clone()) {
             Ok(lib) => return Ok(lib),
-            Err(reason) => attempts.push(Attempt {
+            // ASCENDCL_LIBRARY names the one file to use: say what is wrong with it.
+            Err(failure @ OpenFailure::Invalid(_)) if source == LIBRARY_ENV_VAR => {
+                return Err(failure.into_error(candidate, &source));
+            }
+            // A file found by searching is one of the places tried.
+            Err(failure) => attempts.push(Attempt {
                 candidate,
                 source,
-                reason,
+                reason: failure.to_string(),
             }),
         }
     }

@@ -32,6 +32,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::error::{Attempt, LoadError, SymbolError};
 use crate::library::Library;
+use crate::shared_object::OpenFailure;
 use crate::types::*;
 
 /// Environment variable naming the profiler library file.
@@ -137,37 +138,32 @@ prof_functions! {
 }
 
 impl Profiler {
-    /// Opens the profiler library at `path`.
+    /// Opens the profiler library at `path`. A file that is not a shared
+    /// library of this machine is [`LoadError::InvalidFile`].
     pub fn open(path: impl AsRef<Path>) -> Result<Profiler, LoadError> {
-        let path = path.as_ref().to_path_buf();
-        let mut attempts = Vec::new();
-        Self::try_open(&path, "explicit path", &mut attempts)
-            .ok_or(LoadError::ProfilerNotFound { attempts })
+        let path = path.as_ref();
+        Self::open_file(path).map_err(|failure| match failure {
+            OpenFailure::Invalid(problem) => LoadError::InvalidFile {
+                file: path.to_path_buf(),
+                source: "explicit path".to_string(),
+                problem,
+            },
+            failure => LoadError::ProfilerNotFound {
+                attempts: vec![Attempt {
+                    candidate: path.to_path_buf(),
+                    source: "explicit path".to_string(),
+                    reason: failure.to_string(),
+                }],
+            },
+        })
     }
 
-    fn try_open(path: &Path, source: &str, attempts: &mut Vec<Attempt>) -> Option<Profiler> {
-        let reason = if path.exists() {
-            // SAFETY: loading a shared object runs its initialisers; the
-            // profiler library (and our mock's) has none with preconditions.
-            match unsafe { libloading::Library::new(path.as_os_str()) } {
-                Ok(handle) => {
-                    return Some(Profiler {
-                        path: path.to_path_buf(),
-                        handle,
-                        symbols: ProfSymbols::default(),
-                    });
-                }
-                Err(e) => e.to_string(),
-            }
-        } else {
-            "no such file".to_string()
-        };
-        attempts.push(Attempt {
-            candidate: path.to_path_buf(),
-            source: source.to_string(),
-            reason,
-        });
-        None
+    fn open_file(path: &Path) -> Result<Profiler, OpenFailure> {
+        Ok(Profiler {
+            path: path.to_path_buf(),
+            handle: crate::shared_object::open_path(path)?,
+            symbols: ProfSymbols::default(),
+        })
     }
 
     /// The file the library was opened from.
@@ -215,10 +211,25 @@ pub fn profiler_for(runtime: Option<&'static Library>) -> Result<&'static Profil
     let env = |name: &str| std::env::var_os(name);
     let mut attempts = Vec::new();
     for (file, source) in candidate_files(&env, runtime.map(Library::path)) {
-        if let Some(p) = Profiler::try_open(&file, &source, &mut attempts) {
-            let p: &'static Profiler = Box::leak(Box::new(p));
-            opened.push((key, p));
-            return Ok(p);
+        match Profiler::open_file(&file) {
+            Ok(p) => {
+                let p: &'static Profiler = Box::leak(Box::new(p));
+                opened.push((key, p));
+                return Ok(p);
+            }
+            // ASCENDCL_PROFILER_LIBRARY names the one file to use.
+            Err(OpenFailure::Invalid(problem)) if source == PROFILER_ENV_VAR => {
+                return Err(LoadError::InvalidFile {
+                    file,
+                    source,
+                    problem,
+                });
+            }
+            Err(failure) => attempts.push(Attempt {
+                candidate: file,
+                source,
+                reason: failure.to_string(),
+            }),
         }
     }
     Err(LoadError::ProfilerNotFound { attempts })

@@ -31,15 +31,42 @@ fn opening_a_nonexistent_path_fails_and_names_the_path() {
 }
 
 #[test]
-fn opening_a_file_that_is_not_a_shared_object_reports_the_loader_message() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-    let err = Library::open(&manifest).unwrap_err();
+fn a_library_the_dynamic_loader_refuses_reports_the_loaders_own_words() {
+    // A valid shared object whose dependency is gone: it passes the ELF
+    // check, and dlopen itself refuses it.
+    let dir =
+        std::env::temp_dir().join(format!("ascendcl-sys-loader-words-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let compile = |name: &str, source: &str, extra: &[&str]| {
+        let c = dir.join(format!("{name}.c"));
+        std::fs::write(&c, source).unwrap();
+        let status = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(dir.join(name))
+            .arg(&c)
+            .args(extra)
+            .status()
+            .expect("a C compiler");
+        assert!(status.success(), "compiling {name}");
+    };
+    compile("libgone.so", "int gone(void) { return 1; }\n", &[]);
+    let link_dir = format!("-L{}", dir.display());
+    compile(
+        "libneedsgone.so",
+        "int gone(void);\nint uses(void) { return gone(); }\n",
+        &[&link_dir, "-lgone"],
+    );
+    std::fs::remove_file(dir.join("libgone.so")).unwrap();
+    let err = Library::open(dir.join("libneedsgone.so")).unwrap_err();
     let reason = &err.attempts()[0].reason;
     // The system loader's own words, not just "dlopen failed".
     assert!(
-        reason.contains("Cargo.toml") && reason.contains("dlopen failed: "),
+        reason.contains("libgone.so") && reason.contains("dlopen failed: "),
         "{reason}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

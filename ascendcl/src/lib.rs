@@ -151,6 +151,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod alloc;
+mod backend;
 mod call;
 mod callback;
 mod context;
@@ -178,6 +179,7 @@ mod verified_names;
 pub mod vmm;
 
 pub use ascendcl_sys as sys;
+pub use backend::Backend;
 pub use context::{Context, CurrentContext, forget_current_context};
 pub use deferred::take_deferred_errors;
 pub use device::{Device, MemoryInfo, Utilization};

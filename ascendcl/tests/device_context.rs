@@ -21,6 +21,19 @@ fn runtime_reports_versions_soc_run_mode_and_device_count_of_the_mock() {
 }
 
 #[test]
+fn the_backend_of_a_runtime_on_the_mock_is_the_mock_and_names_its_file() {
+    common::check(|env| {
+        let path = env.rt.library().path().to_path_buf();
+        assert_eq!(env.rt.backend(), ascendcl::Backend::Mock(path.clone()));
+        assert_eq!(
+            env.rt.backend().to_string(),
+            format!("mock ({})", path.display())
+        );
+        Ok(())
+    });
+}
+
+#[test]
 fn device_memory_info_reports_60_96_gib_and_shrinks_by_what_is_allocated() {
     common::check(|env| {
         let (device, ctx) = env.device0();

@@ -67,6 +67,22 @@ fn library_problems(facts: &Facts, problems: &mut Vec<Problem>) {
                 fix,
             ))
         }
+        LibraryFacts::InvalidFile {
+            file,
+            source,
+            problem,
+        } => problems.push(Problem::new(
+            ProblemKind::LibraryInvalid,
+            format!(
+                "{} (named by {source}) is not a usable shared library",
+                file.display()
+            ),
+            vec![problem.to_string()],
+            format!(
+                "{}, or set {source} to another file (or unset it to search the CANN roots)",
+                problem.fix()
+            ),
+        )),
         LibraryFacts::Unusable { error } => problems.push(Problem::new(
             ProblemKind::LibraryUnusable,
             "the AscendCL library could not be loaded".into(),

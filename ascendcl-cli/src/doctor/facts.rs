@@ -36,6 +36,17 @@ pub enum LibraryFacts {
         /// What the loader tried (see [`ascendcl_sys::LoadError::attempts`]).
         attempts: Vec<Attempt>,
     },
+    /// The file named for the library (by `ASCENDCL_LIBRARY`) is there but is
+    /// not a shared library this machine can load: truncated, not ELF, or
+    /// built for another machine (see [`ascendcl_sys::elf`]).
+    InvalidFile {
+        /// The file.
+        file: PathBuf,
+        /// Who named it (`ASCENDCL_LIBRARY`).
+        source: String,
+        /// What is wrong with it.
+        problem: ascendcl_sys::ElfProblem,
+    },
     /// Loading failed for another reason (for example another library was
     /// already selected by this process).
     Unusable {

@@ -64,6 +64,18 @@ fn load_library(mock: bool) -> (LibraryFacts, Option<&'static Library>) {
     } else {
         match ascendcl_sys::library() {
             Ok(lib) => (lib, Origin::Discovered),
+            Err(ascendcl_sys::LoadError::InvalidFile {
+                file,
+                source,
+                problem,
+            }) => {
+                let facts = LibraryFacts::InvalidFile {
+                    file,
+                    source,
+                    problem,
+                };
+                return (facts, None);
+            }
             Err(error) => {
                 let attempts = error.attempts().to_vec();
                 if attempts.is_empty() {

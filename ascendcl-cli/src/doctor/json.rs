@@ -227,6 +227,15 @@ impl ToJson for LibraryFacts {
             LibraryFacts::NotFound { attempts } => {
                 obj.field("status", "not-found").field("attempts", attempts)
             }
+            LibraryFacts::InvalidFile {
+                file,
+                source,
+                problem,
+            } => obj
+                .field("status", "invalid-file")
+                .field("file", file)
+                .field("source", source)
+                .field("problem", &problem.to_string()),
             LibraryFacts::Unusable { error } => {
                 obj.field("status", "unusable").field("error", error)
             }

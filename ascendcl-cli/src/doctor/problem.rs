@@ -8,6 +8,9 @@ pub enum ProblemKind {
     LibraryNotFound,
     /// The library could not be used (another one was selected, or `aclInit` failed).
     LibraryUnusable,
+    /// The file named for the library is damaged (truncated, not ELF) or
+    /// built for another machine.
+    LibraryInvalid,
     /// A CANN root variable names a directory that does not exist.
     RootMissing,
     /// A CANN root exists but follows neither known layout.
@@ -33,6 +36,7 @@ impl ProblemKind {
         match self {
             ProblemKind::LibraryNotFound => "library-not-found",
             ProblemKind::LibraryUnusable => "library-unusable",
+            ProblemKind::LibraryInvalid => "library-invalid",
             ProblemKind::RootMissing => "root-missing",
             ProblemKind::UnrecognisedRoot => "unrecognised-root",
             ProblemKind::VersionMismatch => "version-mismatch",

@@ -126,6 +126,19 @@ fn library(facts: &Facts, out: &mut String) {
                 line(out, 4, "tried:", &attempt.to_string());
             }
         }
+        LibraryFacts::InvalidFile {
+            file,
+            source,
+            problem,
+        } => {
+            line(out, 2, "loaded:", "none");
+            line(
+                out,
+                4,
+                "refused:",
+                &format!("{} (from {source}): {problem}", file.display()),
+            );
+        }
         LibraryFacts::Unusable { error } => line(out, 2, "loaded:", &format!("none: {error}")),
     }
 }

@@ -69,23 +69,10 @@ impl std::fmt::Debug for Aclnn {
     }
 }
 
-/// Opens a shared object, with the loader's full message on failure.
+/// Opens a library file (checked first, see [`crate::elf`]); the reason
+/// on failure is what an [`Attempt`] lists.
 fn open(path: &Path) -> Result<libloading::Library, String> {
-    if !path.exists() {
-        return Err("no such file".into());
-    }
-    // SAFETY: loading a shared object runs its initialisers; nnopbase and the
-    // op libraries (and our mock's) have none with caller preconditions.
-    unsafe { libloading::Library::new(path.as_os_str()) }.map_err(|e| {
-        let mut text = e.to_string();
-        let mut source = std::error::Error::source(&e);
-        while let Some(cause) = source {
-            text.push_str(": ");
-            text.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        text
-    })
+    crate::shared_object::open_path(path).map_err(|failure| failure.to_string())
 }
 
 impl Aclnn {

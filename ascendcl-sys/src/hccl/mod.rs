@@ -37,6 +37,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::error::{Attempt, LoadError, SymbolError};
 use crate::library::Library;
+use crate::shared_object::OpenFailure;
 use api::HcclSymbols;
 
 pub use api::HCCL_FUNCTIONS;
@@ -68,23 +69,10 @@ impl std::fmt::Debug for Hccl {
     }
 }
 
-/// Opens a shared object, with the loader's full message on failure.
+/// Opens a library file (checked first, see [`crate::elf`]); the reason
+/// on failure is what an [`Attempt`] lists.
 fn open(path: &Path) -> Result<libloading::Library, String> {
-    if !path.exists() {
-        return Err("no such file".into());
-    }
-    // SAFETY: loading a shared object runs its initialisers; CANN's HCCL
-    // libraries (and our mock's) have none with caller preconditions.
-    unsafe { libloading::Library::new(path.as_os_str()) }.map_err(|e| {
-        let mut text = e.to_string();
-        let mut source = std::error::Error::source(&e);
-        while let Some(cause) = source {
-            text.push_str(": ");
-            text.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        text
-    })
+    crate::shared_object::open_path(path).map_err(|failure| failure.to_string())
 }
 
 impl Hccl {
@@ -96,21 +84,31 @@ impl Hccl {
     }
 
     fn try_dir(dir: &Path, source: &str, attempts: &mut Vec<Attempt>) -> Option<Hccl> {
+        let mut failed = |candidate: PathBuf, reason: String| {
+            attempts.push(Attempt {
+                candidate,
+                source: source.to_string(),
+                reason,
+            });
+            None
+        };
+        // libhcomm.so is optional (absent before the split, and then
+        // everything resolves from libhccl.so), but CANN 8.5's libhccl.so
+        // needs it, so the loader maps it while opening libhccl.so: check
+        // it first, or a truncated copy crashes that `dlopen`.
+        let hcomm_path = dir.join(HCOMM_LIBRARY);
+        if hcomm_path.exists() {
+            if let Err(problem) = crate::elf::check_shared_object(&hcomm_path) {
+                let reason = OpenFailure::Invalid(problem).to_string();
+                return failed(hcomm_path, reason);
+            }
+        }
         let path = dir.join(HCCL_LIBRARY);
         let hccl = match open(&path) {
             Ok(lib) => lib,
-            Err(reason) => {
-                attempts.push(Attempt {
-                    candidate: path,
-                    source: source.to_string(),
-                    reason,
-                });
-                return None;
-            }
+            Err(reason) => return failed(path, reason),
         };
-        // Optional: absent before the split, and everything then resolves
-        // from libhccl.so.
-        let hcomm = open(&dir.join(HCOMM_LIBRARY)).ok();
+        let hcomm = open(&hcomm_path).ok();
         Some(Hccl {
             dir: dir.to_path_buf(),
             hccl,

@@ -1,4 +1,8 @@
-//! Shared setup of the criterion benches.
+//! Shared setup of the criterion benches of the ascendcl crates
+//! (`benches/`: `cargo bench` at the workspace root, or `scripts/report.sh`).
+//!
+//! The benches are a package of their own so that criterion is built only
+//! for them, not for every example of the root package.
 //!
 //! Every bench runs on the device when CANN is found and on the mock
 //! otherwise (the mock's numbers measure this crate's overhead and the
@@ -25,7 +29,7 @@ pub struct BenchEnv {
     /// A stream of that context.
     pub stream: Stream,
     /// Which library the numbers come from.
-    pub backend: crate::Backend,
+    pub backend: ascendcl::Backend,
 }
 
 impl BenchEnv {
@@ -34,7 +38,8 @@ impl BenchEnv {
     /// # Panics
     /// When no backend can be opened: a bench has nothing to measure then.
     pub fn open() -> BenchEnv {
-        let (rt, backend) = crate::runtime().unwrap_or_else(|e| panic!("no AscendCL backend: {e}"));
+        let (rt, backend) =
+            ascendcl_examples::runtime().unwrap_or_else(|e| panic!("no AscendCL backend: {e}"));
         eprintln!("backend: {backend}");
         let device = Device::open(&rt, 0).unwrap_or_else(|e| panic!("device 0: {e}"));
         let ctx = device.default_context();

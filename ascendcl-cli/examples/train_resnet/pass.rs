@@ -13,8 +13,8 @@ pub struct Reference;
 
 impl Reference {
     pub fn read() -> Option<Vec<f64>> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("examples/reference/train_resnet_losses.txt");
+        let path =
+            std::path::Path::new(ascendcl_examples::REFERENCE_DIR).join("train_resnet_losses.txt");
         let text = std::fs::read_to_string(path).ok()?;
         let losses: Vec<f64> = text
             .lines()
@@ -28,8 +28,7 @@ impl Reference {
 /// Whether the generator's data and initial parameters equal the PyTorch
 /// script's `.npy` files bit for bit.
 pub fn generator_matches(task: &Task) -> bool {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/reference/train_resnet");
+    let dir = std::path::Path::new(ascendcl_examples::REFERENCE_DIR).join("train_resnet");
     let names = ["conv1", "convA1", "convA2", "convB1", "convB2", "convS"];
     let mut pairs: Vec<(String, &[f32])> = names
         .iter()

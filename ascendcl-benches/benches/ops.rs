@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use ascendcl::ops::{self, Repeatable, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 use ascendcl::sys::{self, Aclnn, aclFormat, aclOpExecutor, aclTensor};
-use ascendcl_examples::bench::{BenchEnv, warm_up};
+use ascendcl_benches::{BenchEnv, warm_up};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const CHUNK: u64 = 256;

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use ascendcl::prelude::*;
 use ascendcl::sys::{self, aclrtMemMallocPolicy, aclrtMemcpyKind};
-use ascendcl_examples::bench::{BenchEnv, warm_up};
+use ascendcl_benches::{BenchEnv, warm_up};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const COPY_BYTES: usize = 4096;

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use ascendcl::prelude::*;
-use ascendcl_examples::bench::{BenchEnv, warm_up};
+use ascendcl_benches::{BenchEnv, warm_up};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const COPY_ELEMENTS: usize = 1024;

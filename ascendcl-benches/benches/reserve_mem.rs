@@ -10,7 +10,7 @@ use std::hint::black_box;
 use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::prelude::*;
 use ascendcl::vmm::{PageSize, PhysicalMemory, VirtualRange};
-use ascendcl_examples::bench::{BenchEnv, warm_up};
+use ascendcl_benches::{BenchEnv, warm_up};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const MIB: usize = 1 << 20;

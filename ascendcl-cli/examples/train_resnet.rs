@@ -16,7 +16,10 @@
 //!
 //! `--record-trace FILE` records every request the caching allocator serves
 //! (steps included) as an allocation trace that `ascendcl alloc-replay --trace FILE`
-//! replays against the other strategies.
+//! replays against the other strategies. Writing that trace format is why
+//! this is an example of ascendcl-cli and not of the root package (whose
+//! examples build without the CLI); `cargo run --example train_resnet` at
+//! the workspace root finds it all the same.
 //!
 //! `cargo run --release --example train_resnet [-- --save-outputs DIR] [--record-trace FILE]`
 
