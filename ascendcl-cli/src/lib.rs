@@ -7,7 +7,7 @@
 //! ascendcl trace record -o t.jsonl -- python3 train.py   # record every AscendCL call
 //! ascendcl trace summary t.jsonl        # calls, errors, time, live resources
 //! ascendcl trace replay t.jsonl -- ./my-program          # replay it on the mock
-//! ascendcl alloc-replay                 # a ResNet-50 allocation trace, three allocators
+//! ascendcl alloc-replay                 # a ResNet-50 allocation trace, four allocator strategies
 //! ascendcl bench-report                 # the benchmark report (after `cargo bench`)
 //! ```
 //!
