@@ -1,10 +1,11 @@
 /*
  * op_binary.c (libopapi.so): element-wise arithmetic with numpy
- * broadcasting: aclnnAdd, aclnnAdds, aclnnInplaceAdd, aclnnSub, aclnnMul,
- * aclnnMuls, aclnnInplaceMuls. Phase-1 parameter lists (ops-math v8.5.0):
+ * broadcasting: aclnnAdd, aclnnAdds, aclnnInplaceAdd, aclnnSub, aclnnInplaceSub,
+ * aclnnMul, aclnnMuls, aclnnInplaceMuls. Phase-1 parameter lists (ops-math v8.5.0):
  * math/add/op_api/aclnn_add.h:43-44 (Add), :66-67 (Adds), :90-91
  * (InplaceAdd); math/mul/op_api/aclnn_mul.h:35 (Muls), :56 (Mul), :71
- * (InplaceMuls, non-const selfRef); math/sub/op_api/aclnn_sub.h:42 (Sub).
+ * (InplaceMuls, non-const selfRef); math/sub/op_api/aclnn_sub.h:42 (Sub), :89
+ * (InplaceSub, non-const selfRef).
  * Add checks self, other, alpha and out for null (aclnn_add.cpp:78-81, 161001
  * at :269); out must have the broadcast shape (aclnn_add.h doc of `out`). Floating results are computed in f32 and
  * stored rounding to nearest even; integer results in int64.
@@ -200,6 +201,26 @@ OPS_EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const acl
     return ph1_end(&p, workspaceSize, executor);
 }
 OP_PHASE2(Sub)
+
+/* InplaceSub is Sub with selfRef as out (aclnn_sub.cpp:516-525): other must
+ * broadcast to selfRef's own shape (the out-shape check of :239). Its own
+ * CheckInplace (:505-514) returns `false`, i.e. success, on a failure, so the
+ * checks that count are Sub's: nulls 161001 (:130-137), the rest 161002. */
+OPS_EXPORT aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
+                                                       const aclScalar *alpha, uint64_t *workspaceSize,
+                                                       aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnInplaceSubGetWorkspaceSize), "aclnnInplaceSub");
+    ph1_arg_tensor(&p, "selfRef", selfRef);
+    ph1_arg_tensor(&p, "other", other);
+    ph1_arg_scalar(&p, "alpha", alpha);
+    if (need_tensor(&p, selfRef, "selfRef") && need_tensor(&p, other, "other") && need_scalar(&p, alpha, "alpha")) {
+        binary_tensor(&p, OP_SUB, selfRef, other, alpha, selfRef, true);
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(InplaceSub)
 
 OPS_EXPORT aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
                                                 uint64_t *workspaceSize, aclOpExecutor **executor)
