@@ -207,9 +207,19 @@ static aclError set_check(void *devPtr, size_t maxCount, size_t count, bool asyn
     if (rc) {
         return rc;
     }
-    if (r->where != MEM_DEVICE) {
-        misuse(ACLMOCK_MISUSE_UNKNOWN_POINTER, "%p is %s memory, not device memory", devPtr, where_name(r->where));
-        return fail(ACL_ERROR_RT_PARAM_INVALID, "%p is %s memory, not device memory", devPtr, where_name(r->where));
+    /* Device memory or host memory from acl (aclrtMallocHost, aclrtHostRegister):
+     * "the system tells host from device by the address" (runtime v8.5.0
+     * docs/api_docs/aclrtMemset.md:15, aclrtMemsetAsync.md:15). The runtime has
+     * no device-only check: the sync fill goes straight to drvMemsetD8
+     * (api_impl.cc:3049-3064, npu_driver.cc:2141-2148), the async one tests the
+     * location (context.cc:2597-2600). Host memory acl did not allocate is
+     * undefined behaviour by the same docs line: refused here as misuse. */
+    if (r->where == MEM_HOST) {
+        misuse(ACLMOCK_MISUSE_UNKNOWN_POINTER, "%p is host memory acl did not allocate (not device or pinned memory)",
+               devPtr);
+        return fail(ACL_ERROR_RT_PARAM_INVALID,
+                    "%p is host memory acl did not allocate: fill device memory or memory from aclrtMallocHost",
+                    devPtr);
     }
     return ACL_SUCCESS;
 }
@@ -253,6 +263,14 @@ ACLMOCK_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t 
     aclError rc = set_check(devPtr, maxCount, count, true, stream, &s, &r);
     if (rc) {
         return call_end(&c, rc);
+    }
+    if (r.where == MEM_PINNED) {
+        /* host memory is filled at once by the calling thread, not queued
+         * (context.cc:2600, memset_s at :2602) */
+        jo_str(&c, "mode", "immediate (host memory)");
+        order_journal(&c, order_access(NULL, devPtr, count, true, FN_aclrtMemsetAsync));
+        mem_fill(devPtr, value, count);
+        return call_end(&c, ACL_SUCCESS);
     }
     mock_task *t = task_new(TASK_SET);
     if (!t) {

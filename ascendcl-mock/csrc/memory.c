@@ -142,11 +142,12 @@ static aclError do_malloc(mock_call *c, void **devPtr, size_t size, aclrtMemMall
     bool huge = base == ACL_MEM_MALLOC_HUGE_FIRST || base == ACL_MEM_MALLOC_HUGE_ONLY ||
                 base == ACL_MEM_MALLOC_HUGE_FIRST_P2P || base == ACL_MEM_MALLOC_HUGE_ONLY_P2P;
     uint64_t consumed, align;
+    /* rounded up to 32 bytes, plus 32 but for 1G huge pages (aclrtMalloc.md:15) */
+    uint64_t padded = round_up(size, 32) + (align32 || huge1g ? 0 : 32);
     if (huge1g) {
         consumed = round_up(size, MOCK_GIB);
         align = MOCK_GIB;
     } else {
-        uint64_t padded = round_up(size, 32) + (align32 ? 0 : 32);
         if (huge && size > MOCK_MIB) {
             consumed = round_up(padded, MOCK_GRAN_2M);
             align = MOCK_GRAN_2M;
@@ -162,7 +163,7 @@ static aclError do_malloc(mock_call *c, void **devPtr, size_t size, aclrtMemMall
                     "bytes)",
                     size, dev, (unsigned long long)d->heap.free, (unsigned long long)ea_largest(&d->heap));
     }
-    mock_alloc al = {++G.next_alloc, off, size, consumed, NULL};
+    mock_alloc al = {++G.next_alloc, off, size, consumed, NULL, padded};
     alloc_insert(d, &al);
     uintptr_t addr = d->mwin + off;
     pm_del(&G.freed_dev, addr);

@@ -201,6 +201,9 @@ typedef struct mock_alloc {
     uint64_t id;
     uint64_t off, size, consumed;
     acc_log *log;
+    /* what a card lets the caller touch: size rounded up to 32 bytes plus 32
+     * (aclrtMalloc.md:15); <= consumed */
+    uint64_t padded;
 } mock_alloc;
 
 typedef struct mock_host {

@@ -16,10 +16,12 @@
     X(aclDestroyAclOpExecutor) X(aclSetInputTensorAddr) X(aclSetOutputTensorAddr) X(aclSetTensorAddr)          \
     X(AclSetInputTensorAddr) X(AclSetOutputTensorAddr) X(AclSetTensorAddr) X(aclnnInit) X(aclnnFinalize)       \
     X(aclnnMmGetWorkspaceSize) X(aclnnMm) X(aclnnAddmmGetWorkspaceSize) X(aclnnAddmm)                          \
+    X(aclnnInplaceAddmmGetWorkspaceSize) X(aclnnInplaceAddmm)                                                  \
     X(aclnnMatmulGetWorkspaceSize) X(aclnnMatmul) X(aclnnAddGetWorkspaceSize) X(aclnnAdd)                      \
     X(aclnnAddsGetWorkspaceSize) X(aclnnAdds) X(aclnnInplaceAddGetWorkspaceSize) X(aclnnInplaceAdd)            \
     X(aclnnMulGetWorkspaceSize) X(aclnnMul) X(aclnnMulsGetWorkspaceSize) X(aclnnMuls)                          \
     X(aclnnInplaceMulsGetWorkspaceSize) X(aclnnInplaceMuls) X(aclnnSubGetWorkspaceSize) X(aclnnSub)            \
+    X(aclnnInplaceSubGetWorkspaceSize) X(aclnnInplaceSub)                                                      \
     X(aclnnReluGetWorkspaceSize) X(aclnnRelu) X(aclnnThresholdBackwardGetWorkspaceSize)                        \
     X(aclnnThresholdBackward) X(aclnnLogSoftmaxGetWorkspaceSize) X(aclnnLogSoftmax)                            \
     X(aclnnLogSoftmaxBackwardGetWorkspaceSize) X(aclnnLogSoftmaxBackward) X(aclnnNLLLossGetWorkspaceSize)      \

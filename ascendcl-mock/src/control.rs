@@ -77,6 +77,9 @@ pub enum Misuse {
     /// A copy or memset past the end of an allocation, or an operator index
     /// read from device data (an `nll_loss` target, a max-pool-backward
     /// index) with which a card's kernel would read or write out of bounds.
+    /// An access past the size asked for but inside the padding a card adds
+    /// to every `aclrtMalloc` (size rounded up to 32 bytes, plus 32) is
+    /// counted too, and then goes ahead, as on a card.
     OutOfBounds = 3,
     /// `aclrtUnmapMem` of an address that is not mapped.
     UnmapUnmapped = 4,

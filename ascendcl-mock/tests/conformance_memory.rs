@@ -357,3 +357,39 @@ fn mem_set_access_null_arguments_are_the_runtimes_107000() {
     assert_eq!(t.reset_device(0), OK);
     t.assert_clean(0);
 }
+
+/// docs/api_docs/aclrtMemset.md:15 and aclrtMemsetAsync.md:15: the memory
+/// filled may be on the host or the device, told apart by its address; host
+/// memory must come from acl (aclrtMallocHost). No device-only check on the
+/// way (api_impl.cc:3049-3064 to drvMemsetD8); the async fill of host memory
+/// is a memset in the calling thread (context.cc:2600-2602), not a task.
+#[test]
+fn memset_fills_pinned_host_memory_and_the_async_fill_of_it_is_immediate() {
+    let t = T::with_device(0);
+    let h = t.malloc_host(64).unwrap();
+    assert_eq!(t.memset(h, 64, 0x15A, 64), OK, "{:?}", t.recent_msg());
+    // SAFETY: `h` is a live pinned block of 64 bytes, not in use by a stream.
+    let bytes = |n: usize| unsafe { std::slice::from_raw_parts(h.cast::<u8>(), n) }.to_vec();
+    assert_eq!(bytes(64), vec![0x5A; 64]);
+    // a busy default stream: the host fill does not wait behind its task
+    t.s.set_stream_delay(std::time::Duration::from_millis(200));
+    let d = t.malloc(64, HUGE_FIRST).unwrap();
+    assert_eq!(t.memset_async(d, 64, 1, 64, std::ptr::null_mut()), OK);
+    assert_eq!(
+        t.memset_async(h, 64, 7, 32, std::ptr::null_mut()),
+        OK,
+        "{:?}",
+        t.recent_msg()
+    );
+    let now = bytes(64);
+    assert_eq!(&now[..32], &[7; 32], "filled before the call returned");
+    assert_eq!(&now[32..], &[0x5A; 32]);
+    // the pinned block's bounds still hold
+    assert_eq!(t.memset(h, 128, 0, 65), ACL_ERROR_RT_PARAM_INVALID);
+    t.assert_misuse(ascendcl_mock::Misuse::OutOfBounds, 1);
+    t.s.set_stream_delay(std::time::Duration::ZERO);
+    assert_eq!(t.sync_stream(std::ptr::null_mut()), OK);
+    assert_eq!(t.download(d, 64), vec![1; 64]);
+    assert_eq!(t.free(d), OK);
+    assert_eq!(t.free_host(h), OK);
+}

@@ -317,26 +317,53 @@ fn memcpy_validates_arguments_in_the_runtime_order() {
     t.assert_clean(0);
 }
 
+/// A card pads every allocation: the size rounded up to 32 bytes, plus 32
+/// (runtime v8.5.0 docs/api_docs/aclrtMalloc.md:15), and takes an access
+/// inside that padding; the mock lets it through too but counts it as
+/// misuse (the bytes were not asked for), and refuses anything beyond.
 #[test]
-fn memcpy_past_the_end_of_an_allocation_is_out_of_bounds() {
+fn an_access_in_the_padding_of_an_allocation_works_but_is_misuse_and_past_it_is_refused() {
     let t = T::with_device(0);
     let d = t.malloc(100, HUGE_FIRST).unwrap();
-    let h = [1u8; 128];
-    // 128 bytes fit in the 160 consumed, but the allocation is 100 bytes
-    assert_eq!(
-        t.memcpy(d, 128, h.as_ptr().cast(), 128, H2D),
-        ACL_ERROR_RT_PARAM_INVALID
-    );
+    let h = [1u8; 161];
+    // 100 bytes asked for: a card gives round_up(100, 32) + 32 = 160
+    assert_eq!(t.memcpy(d, 100, h.as_ptr().cast(), 100, H2D), OK);
+    t.assert_misuse(Misuse::OutOfBounds, 0);
+    assert_eq!(t.memcpy(d, 160, h.as_ptr().cast(), 128, H2D), OK);
     assert_eq!(
         t.memcpy(d.wrapping_byte_add(99), 2, h.as_ptr().cast(), 2, H2D),
-        ACL_ERROR_RT_PARAM_INVALID
-    );
-    t.assert_misuse(Misuse::OutOfBounds, 2);
-    assert!(t.s.misuse_log().contains("m1+0x"));
-    assert_eq!(
-        t.memcpy(d.wrapping_byte_add(99), 1, h.as_ptr().cast(), 1, H2D),
         OK
     );
+    t.assert_misuse(Misuse::OutOfBounds, 2);
+    let log = t.s.misuse_log();
+    assert!(
+        log.contains("m1+0x0, 128 bytes, reaches past the 100 bytes allocated into the padding"),
+        "{log}"
+    );
+    assert_eq!(t.download(d, 100), vec![1u8; 100]);
+    // past the padding: refused, as before
+    assert_eq!(
+        t.memcpy(d, 161, h.as_ptr().cast(), 161, H2D),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        t.memcpy(d.wrapping_byte_add(159), 2, h.as_ptr().cast(), 2, H2D),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    t.assert_misuse(Misuse::OutOfBounds, 4);
+    assert!(
+        t.s.misuse_log()
+            .contains("m1+0x9f (2 bytes past an allocation of 100)")
+    );
+    // a 1G huge-page allocation gets no extra 32 bytes (aclrtMalloc.md:15)
+    let g = t.malloc(100, HUGE1G_ONLY).unwrap();
+    assert_eq!(t.memcpy(g, 128, h.as_ptr().cast(), 128, H2D), OK);
+    assert_eq!(
+        t.memcpy(g, 129, h.as_ptr().cast(), 129, H2D),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    t.assert_misuse(Misuse::OutOfBounds, 6);
+    assert_eq!(t.free(g), OK);
     assert_eq!(t.free(d), OK);
     assert_eq!(t.reset_device(0), OK);
     assert_eq!(t.s.live(Resource::DeviceBuffer), 0);

@@ -1,12 +1,14 @@
 /*
  * op_binary.c (libopapi.so): element-wise arithmetic with numpy
- * broadcasting: aclnnAdd, aclnnAdds, aclnnInplaceAdd, aclnnSub, aclnnMul,
- * aclnnMuls, aclnnInplaceMuls. Phase-1 parameter lists (ops-math v8.5.0):
+ * broadcasting: aclnnAdd, aclnnAdds, aclnnInplaceAdd, aclnnSub, aclnnInplaceSub,
+ * aclnnMul, aclnnMuls, aclnnInplaceMuls. Phase-1 parameter lists (ops-math v8.5.0):
  * math/add/op_api/aclnn_add.h:43-44 (Add), :66-67 (Adds), :90-91
  * (InplaceAdd); math/mul/op_api/aclnn_mul.h:35 (Muls), :56 (Mul), :71
- * (InplaceMuls, non-const selfRef); math/sub/op_api/aclnn_sub.h:42 (Sub).
+ * (InplaceMuls, non-const selfRef); math/sub/op_api/aclnn_sub.h:42 (Sub), :89
+ * (InplaceSub, non-const selfRef).
  * Add checks self, other, alpha and out for null (aclnn_add.cpp:78-81, 161001
- * at :269); out must have the broadcast shape (aclnn_add.h doc of `out`). Floating results are computed in f32 and
+ * at :269); out must have the broadcast shape (aclnn_add.h doc of `out`). Floating results are computed in f32
+ * (in double when a tensor operand is DOUBLE) and
  * stored rounding to nearest even; integer results in int64.
  */
 #include "op_internal.h"
@@ -15,12 +17,19 @@
 
 enum { OP_ADD, OP_SUB, OP_MUL };
 /* job->ip layout */
-enum { IP_A, IP_B, IP_OUT, IP_OP, IP_FLOAT, IP_B_SCALAR };
+enum { IP_A, IP_B, IP_OUT, IP_OP, IP_FLOAT, IP_B_SCALAR, IP_DOUBLE };
 /* job->p layout */
 enum { P_ALPHA, P_OTHER };
 
 static const int32_t DT_ARITH[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_INT16,
                                    ACL_INT32, ACL_INT64,   ACL_UINT8, -1};
+/* Add, Sub and Mul of two tensors (and the in-place forms) take DOUBLE too on
+ * 910B (ops-math v8.5.0 math/add/op_api/aclnn_add.cpp:71-74, chosen for 910B
+ * at :89-92; math/sub/op_api/aclnn_sub.cpp:63-66, chosen at :143-146;
+ * math/mul/op_api/aclnn_mul.cpp:57-60). The lists' BOOL and complex types are
+ * not emulated yet (refused), nor DOUBLE for the scalar forms. */
+static const int32_t DT_BINARY_910B[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8,  ACL_INT16,
+                                         ACL_INT32, ACL_INT64,   ACL_UINT8, ACL_DOUBLE, -1};
 
 static void k_binary(const mk_job *j, void *const *bufs)
 {
@@ -36,7 +45,16 @@ static void k_binary(const mk_job *j, void *const *bufs)
     if (!oa || !oo || (b && !ob) || !obuf) {
         goto out;
     }
-    if (j->ip[IP_FLOAT]) {
+    if (j->ip[IP_DOUBLE]) {
+        /* a DOUBLE operand promotes the computation to double */
+        double alpha = j->p[P_ALPHA], other = j->p[P_OTHER];
+        for (int64_t i = 0; i < n; i++) {
+            double x = mk_ldd(ab, a->dtype, oa[i]);
+            double y = b ? mk_ldd(bb, b->dtype, ob[i]) : other;
+            double r = op == OP_ADD ? x + alpha * y : op == OP_SUB ? x - alpha * y : x * y;
+            mk_std(obuf, o->dtype, oo[i], r);
+        }
+    } else if (j->ip[IP_FLOAT]) {
         float alpha = (float)j->p[P_ALPHA], other = (float)j->p[P_OTHER];
         for (int64_t i = 0; i < n; i++) {
             float x = mk_ldf(ab, a->dtype, oa[i]);
@@ -82,8 +100,9 @@ static void binary_tensor(ph1 *p, int op, const aclTensor *self, const aclTensor
     bool fl = false;
     int64_t dims[MK_MAX_DIMS];
     uint32_t nd = 0;
-    if (!check_dtype(p, self, inplace ? "selfRef" : "self", DT_ARITH) || !check_dtype(p, other, "other", DT_ARITH) ||
-        !check_dtype(p, out, inplace ? "selfRef" : "out", DT_ARITH) ||
+    const int32_t *dts = DT_BINARY_910B;
+    if (!check_dtype(p, self, inplace ? "selfRef" : "self", dts) || !check_dtype(p, other, "other", dts) ||
+        !check_dtype(p, out, inplace ? "selfRef" : "out", dts) ||
         !result_float(p, self, other, NULL, alpha, out, &fl)) {
         return;
     }
@@ -106,6 +125,7 @@ static void binary_tensor(ph1 *p, int op, const aclTensor *self, const aclTensor
     }
     j->ip[IP_OP] = op;
     j->ip[IP_FLOAT] = fl;
+    j->ip[IP_DOUBLE] = self->v.dtype == ACL_DOUBLE || other->v.dtype == ACL_DOUBLE;
     j->p[P_ALPHA] = alpha ? scalar_f(alpha) : 1.0;
 }
 
@@ -200,6 +220,26 @@ OPS_EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const acl
     return ph1_end(&p, workspaceSize, executor);
 }
 OP_PHASE2(Sub)
+
+/* InplaceSub is Sub with selfRef as out (aclnn_sub.cpp:516-525): other must
+ * broadcast to selfRef's own shape (the out-shape check of :239). Its own
+ * CheckInplace (:505-514) returns `false`, i.e. success, on a failure, so the
+ * checks that count are Sub's: nulls 161001 (:130-137), the rest 161002. */
+OPS_EXPORT aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
+                                                       const aclScalar *alpha, uint64_t *workspaceSize,
+                                                       aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnInplaceSubGetWorkspaceSize), "aclnnInplaceSub");
+    ph1_arg_tensor(&p, "selfRef", selfRef);
+    ph1_arg_tensor(&p, "other", other);
+    ph1_arg_scalar(&p, "alpha", alpha);
+    if (need_tensor(&p, selfRef, "selfRef") && need_tensor(&p, other, "other") && need_scalar(&p, alpha, "alpha")) {
+        binary_tensor(&p, OP_SUB, selfRef, other, alpha, selfRef, true);
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(InplaceSub)
 
 OPS_EXPORT aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
                                                 uint64_t *workspaceSize, aclOpExecutor **executor)

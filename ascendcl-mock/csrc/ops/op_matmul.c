@@ -1,7 +1,7 @@
 /*
- * op_matmul.c (libopapi.so): aclnnMm, aclnnAddmm, aclnnMatmul.
+ * op_matmul.c (libopapi.so): aclnnMm, aclnnAddmm, aclnnInplaceAddmm, aclnnMatmul.
  * Phase-1 parameter lists (ops-nn v8.5.0 matmul/mat_mul_v3/op_host/op_api/):
- * aclnn_mm.h:25-27, aclnn_addmm.h:24-26, aclnn_matmul.h:25-27; Addmm's
+ * aclnn_mm.h:25-27, aclnn_addmm.h:24-26 (InplaceAddmm :32-34), aclnn_matmul.h:25-27; Addmm's
  * null checks cover self, mat1, mat2, beta, alpha, out (aclnn_addmm.cpp:58-63,
  * 161001 at :157). Kernels accumulate in f32 in a plain
  * k-loop, whatever the storage dtype, and store rounding to nearest even.
@@ -128,6 +128,40 @@ OP_PHASE2(Mm)
 
 /* --------------------------------------------------------------- Addmm */
 
+/* Addmm's checks and executor; `inplace` makes self the output too
+ * (InplaceAddmm passes selfRef as out, aclnn_addmm.cpp:684-690), so self must then
+ * have out's (m, n) shape (CheckOutShape, :128-144). */
+static void addmm(ph1 *p, const aclTensor *self, const aclTensor *mat1, const aclTensor *mat2, const aclScalar *beta,
+                  const aclScalar *alpha, const aclTensor *out, int8_t cubeMathType, bool inplace)
+{
+    const char *oname = inplace ? "selfRef" : "out";
+    if (check_dtype(p, mat1, "mat1", DT_FLOATS) && check_same_dtype(p, mat1, "mat1", mat2, "mat2") &&
+        check_dtype(p, self, inplace ? "selfRef" : "self", DT_FLOATS) && check_dtype(p, out, oname, DT_FLOATS) &&
+        check_ndim(p, mat1, "mat1", 2, 2) && check_ndim(p, mat2, "mat2", 2, 2) &&
+        check_k(p, mat1->v.dims[1], mat2->v.dims[0])) {
+        int64_t mn[2] = {mat1->v.dims[0], mat2->v.dims[1]};
+        /* self broadcasts to (m, n): torch_npu passes linear's 1-D bias (aclnn-facts.md B.1.2 Addmm) */
+        if (check_bcast_to(p, self, inplace ? "selfRef" : "self", mn, 2) && check_shape(p, out, oname, mn, 2) &&
+            check_cube(p, cubeMathType) && make_exec(p, k_matmul, MM_WORKSPACE)) {
+            mk_job *j = &p->e->job;
+            if (inplace) {
+                /* each element of selfRef is read, then written, by the same step of the kernel */
+                j->ip[IP_SELF] = j->ip[IP_OUT] = add_inout(p, self);
+            } else {
+                j->ip[IP_SELF] = add_in(p, self);
+            }
+            j->ip[IP_A] = add_in(p, mat1);
+            j->ip[IP_B] = add_in(p, mat2);
+            if (!inplace) {
+                j->ip[IP_OUT] = add_out(p, out);
+            }
+            j->ip[IP_HAS_SELF] = 1;
+            j->p[P_ALPHA] = scalar_f(alpha);
+            j->p[P_BETA] = scalar_f(beta);
+        }
+    }
+}
+
 OPS_EXPORT aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat1, const aclTensor *mat2,
                                                   const aclScalar *beta, const aclScalar *alpha, aclTensor *out,
                                                   int8_t cubeMathType, uint64_t *workspaceSize,
@@ -143,27 +177,38 @@ OPS_EXPORT aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor *self, const a
     ph1_arg_tensor(&p, "out", out);
     ph1_arg_i64(&p, "cubeMathType", cubeMathType);
     if (need_tensor(&p, self, "self") && need_tensor(&p, mat1, "mat1") && need_tensor(&p, mat2, "mat2") &&
-        need_scalar(&p, beta, "beta") && need_scalar(&p, alpha, "alpha") && need_tensor(&p, out, "out") &&
-        check_dtype(&p, mat1, "mat1", DT_FLOATS) && check_same_dtype(&p, mat1, "mat1", mat2, "mat2") &&
-        check_dtype(&p, self, "self", DT_FLOATS) && check_dtype(&p, out, "out", DT_FLOATS) &&
-        check_ndim(&p, mat1, "mat1", 2, 2) && check_ndim(&p, mat2, "mat2", 2, 2) &&
-        check_k(&p, mat1->v.dims[1], mat2->v.dims[0])) {
-        int64_t mn[2] = {mat1->v.dims[0], mat2->v.dims[1]};
-        /* self broadcasts to (m, n): torch_npu passes linear's 1-D bias (aclnn-facts.md B.1.2 Addmm) */
-        if (check_bcast_to(&p, self, "self", mn, 2) && check_shape(&p, out, "out", mn, 2) &&
-            check_cube(&p, cubeMathType) && make_exec(&p, k_matmul, MM_WORKSPACE)) {
-            p.e->job.ip[IP_SELF] = add_in(&p, self);
-            p.e->job.ip[IP_A] = add_in(&p, mat1);
-            p.e->job.ip[IP_B] = add_in(&p, mat2);
-            p.e->job.ip[IP_OUT] = add_out(&p, out);
-            p.e->job.ip[IP_HAS_SELF] = 1;
-            p.e->job.p[P_ALPHA] = scalar_f(alpha);
-            p.e->job.p[P_BETA] = scalar_f(beta);
-        }
+        need_scalar(&p, beta, "beta") && need_scalar(&p, alpha, "alpha") && need_tensor(&p, out, "out")) {
+        addmm(&p, self, mat1, mat2, beta, alpha, out, cubeMathType, false);
     }
     return ph1_end(&p, workspaceSize, executor);
 }
 OP_PHASE2(Addmm)
+
+/* ---------------------------------------------------------- InplaceAddmm */
+
+/* selfRef = beta*selfRef + alpha*(mat1 @ mat2): the gradient accumulation of
+ * a linear layer with beta = 1 (aclnn_addmm.h:32-34; Addmm's null checks,
+ * aclnn_addmm.cpp:56-64, over selfRef twice). */
+OPS_EXPORT aclnnStatus aclnnInplaceAddmmGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *mat1,
+                                                         const aclTensor *mat2, const aclScalar *beta,
+                                                         const aclScalar *alpha, int8_t cubeMathType,
+                                                         uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnInplaceAddmmGetWorkspaceSize), "aclnnInplaceAddmm");
+    ph1_arg_tensor(&p, "selfRef", selfRef);
+    ph1_arg_tensor(&p, "mat1", mat1);
+    ph1_arg_tensor(&p, "mat2", mat2);
+    ph1_arg_scalar(&p, "beta", beta);
+    ph1_arg_scalar(&p, "alpha", alpha);
+    ph1_arg_i64(&p, "cubeMathType", cubeMathType);
+    if (need_tensor(&p, selfRef, "selfRef") && need_tensor(&p, mat1, "mat1") && need_tensor(&p, mat2, "mat2") &&
+        need_scalar(&p, beta, "beta") && need_scalar(&p, alpha, "alpha")) {
+        addmm(&p, selfRef, mat1, mat2, beta, alpha, selfRef, cubeMathType, true);
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(InplaceAddmm)
 
 /* -------------------------------------------------------------- Matmul */
 

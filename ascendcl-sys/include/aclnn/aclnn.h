@@ -141,6 +141,14 @@ aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor *self, const aclTensor *m
                                        const aclScalar *alpha, aclTensor *out, int8_t cubeMathType,
                                        uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnAddmm);
+/* selfRef = beta*selfRef + alpha*(mat1 @ mat2): Addmm with selfRef as out; selfRef
+ * is declared const in CANN's header (ops-nn v8.5.0
+ * matmul/mat_mul_v3/op_host/op_api/aclnn_addmm.h:32-34, :45-46). */
+aclnnStatus aclnnInplaceAddmmGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *mat1,
+                                              const aclTensor *mat2, const aclScalar *beta,
+                                              const aclScalar *alpha, int8_t cubeMathType,
+                                              uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceAddmm);
 /* torch.matmul: 1-D to 6-D with batch broadcasting (aclnn_matmul.h). */
 aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2,
                                         aclTensor *out, int8_t cubeMathType,
@@ -181,6 +189,12 @@ aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *oth
                                      const aclScalar *alpha, aclTensor *out,
                                      uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnSub);
+/* selfRef -= alpha*other, other broadcast to selfRef; selfRef is not const here
+ * (ops-math v8.5.0 math/sub/op_api/aclnn_sub.h:89-91, :106-107). */
+aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
+                                            const aclScalar *alpha, uint64_t *workspaceSize,
+                                            aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceSub);
 
 /* max(self, 0); `out` is declared const in CANN's header (ops-nn activation/relu). */
 aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self, const aclTensor *out,

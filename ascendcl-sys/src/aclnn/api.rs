@@ -151,6 +151,10 @@ aclnn_functions! {
     op fn aclnnAddmmGetWorkspaceSize(self_: *const aclTensor, mat1: *const aclTensor, mat2: *const aclTensor, beta: *const aclScalar, alpha: *const aclScalar, out: *mut aclTensor, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of Addmm.
     op fn aclnnAddmm(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef = beta*selfRef + alpha*(mat1 @ mat2)` (`selfRef` is const in CANN's header).
+    op fn aclnnInplaceAddmmGetWorkspaceSize(selfRef: *const aclTensor, mat1: *const aclTensor, mat2: *const aclTensor, beta: *const aclScalar, alpha: *const aclScalar, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceAddmm.
+    op fn aclnnInplaceAddmm(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     /// Phase 1 of `out = torch.matmul(self, mat2)`.
     op fn aclnnMatmulGetWorkspaceSize(self_: *const aclTensor, mat2: *const aclTensor, out: *mut aclTensor, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of Matmul.
@@ -185,6 +189,10 @@ aclnn_functions! {
     op fn aclnnSubGetWorkspaceSize(self_: *const aclTensor, other: *const aclTensor, alpha: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of Sub.
     op fn aclnnSub(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef -= alpha*other`.
+    op fn aclnnInplaceSubGetWorkspaceSize(selfRef: *mut aclTensor, other: *const aclTensor, alpha: *const aclScalar, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceSub.
+    op fn aclnnInplaceSub(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
 
     // ------------------------------------------------------------ activation
     /// Phase 1 of `out = max(self, 0)` (`out` is const in CANN's header).

@@ -151,6 +151,26 @@ unsafe extern "C" {
     ) -> aclnnStatus;
 }
 unsafe extern "C" {
+    pub fn aclnnInplaceAddmmGetWorkspaceSize(
+        selfRef: *const aclTensor,
+        mat1: *const aclTensor,
+        mat2: *const aclTensor,
+        beta: *const aclScalar,
+        alpha: *const aclScalar,
+        cubeMathType: i8,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceAddmm(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
     pub fn aclnnMatmulGetWorkspaceSize(
         self_: *const aclTensor,
         mat2: *const aclTensor,
@@ -283,6 +303,23 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclnnSub(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceSubGetWorkspaceSize(
+        selfRef: *mut aclTensor,
+        other: *const aclTensor,
+        alpha: *const aclScalar,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceSub(
         workspace: *mut ::std::os::raw::c_void,
         workspaceSize: u64,
         executor: *mut aclOpExecutor,

@@ -125,6 +125,25 @@ pub fn sub<'a>(
     })
 }
 
+/// `self_ref -= alpha * other`, `other` broadcast to `self_ref`'s shape
+/// (`aclnnInplaceSub`).
+pub fn inplace_sub<'a>(
+    self_ref: TensorMut<'a>,
+    other: &Tensor<'a>,
+    alpha: impl Into<Scalar>,
+) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("InplaceSub", self_ref.storage.ctx)?;
+    let (s, o, a) = (
+        p.in_place("selfRef", self_ref)?,
+        p.input("other", other)?,
+        p.scalar(alpha.into())?,
+    );
+    // SAFETY: as in `add`.
+    p.run(Aclnn::aclnnInplaceSub, |l, ws, ex| unsafe {
+        l.aclnnInplaceSubGetWorkspaceSize(s, o, a, ws, ex)
+    })
+}
+
 /// Sum over `dims` (negative dims count from the end) into `dtype`
 /// (`aclnnReduceSum`).
 pub fn reduce_sum<'a>(

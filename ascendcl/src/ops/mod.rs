@@ -64,11 +64,11 @@ pub use conv::{
 pub use dtype::{DType, Element};
 pub use math::{
     add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls,
-    inplace_zero, mul, muls, reduce_sum, sub,
+    inplace_sub, inplace_zero, mul, muls, reduce_sum, sub,
 };
 pub use nn::{
-    CubeMath, Reduction, addmm, log_softmax, log_softmax_backward, matmul, mm, nll_loss,
-    nll_loss_backward, relu, threshold_backward,
+    CubeMath, Reduction, addmm, inplace_addmm, log_softmax, log_softmax_backward, matmul, mm,
+    nll_loss, nll_loss_backward, relu, threshold_backward,
 };
 pub use norm_pool::{
     Resize, RunningStats, adaptive_avg_pool2d, adaptive_avg_pool2d_backward, batch_norm,

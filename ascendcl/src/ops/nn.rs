@@ -104,6 +104,32 @@ pub fn addmm<'a>(
     })
 }
 
+/// `self_ref = beta * self_ref + alpha * (mat1 @ mat2)` in place
+/// (`aclnnInplaceAddmm`); `self_ref` has the product's 2-D shape. With
+/// `beta = 1` this accumulates a linear layer's weight gradient
+/// (`grad_w += grad_out^T @ x`) without a temporary.
+pub fn inplace_addmm<'a>(
+    self_ref: TensorMut<'a>,
+    mat1: &Tensor<'a>,
+    mat2: &Tensor<'a>,
+    beta: impl Into<Scalar>,
+    alpha: impl Into<Scalar>,
+    math: CubeMath,
+) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("InplaceAddmm", self_ref.storage.ctx)?;
+    let (s, m1, m2) = (
+        p.in_place("selfRef", self_ref)?,
+        p.input("mat1", mat1)?,
+        p.input("mat2", mat2)?,
+    );
+    let (b, a) = (p.scalar(beta.into())?, p.scalar(alpha.into())?);
+    let c = math.raw();
+    // SAFETY: as in `mm` (CANN declares selfRef const; the operator writes it).
+    p.run(Aclnn::aclnnInplaceAddmm, |l, ws, ex| unsafe {
+        l.aclnnInplaceAddmmGetWorkspaceSize(s, m1, m2, b, a, c, ws, ex)
+    })
+}
+
 /// `out = torch.matmul(self, mat2)`: 1-D to 6-D with batch broadcasting
 /// (`aclnnMatmul`).
 pub fn matmul<'a>(
