@@ -68,6 +68,9 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_upsample_bicubic_2d.h",
     "aclnnop/aclnn_upsample_bicubic_2d_backward.h",
     "aclnnop/aclnn_upsample_bilinear_2d.h",
+    // operators III, norm_shape batch
+    "aclnnop/aclnn_layer_norm.h",
+    "aclnnop/aclnn_layer_norm_backward.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -39,6 +39,9 @@
     X(aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize) X(aclnnAdaptiveAvgPool2dBackward)                        \
     X(aclnnUpsampleBicubic2dGetWorkspaceSize) X(aclnnUpsampleBicubic2d)                                        \
     X(aclnnUpsampleBicubic2dBackwardGetWorkspaceSize) X(aclnnUpsampleBicubic2dBackward)                        \
-    X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d)
+    X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d)                                      \
+    /* operators III, norm_shape batch */                                                                      \
+    X(aclnnLayerNormGetWorkspaceSize) X(aclnnLayerNorm)                                                        \
+    X(aclnnLayerNormBackwardGetWorkspaceSize) X(aclnnLayerNormBackward)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -358,6 +358,32 @@ aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(const aclTensor *self,
                                                     aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnUpsampleBilinear2d);
 
+/* ------------------------------------------- operators III: norm_shape batch */
+/*
+ * Layer normalization over the trailing dims named by normalizedShape
+ * (hicann/ops-nn v8.5.0 norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h:25-28).
+ * weight/bias and the mean/rstd outputs may be null; mean and rstd have the
+ * input's shape with the normalized dims set to 1; rstd is 1/sqrt(var + eps).
+ */
+aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor *input,
+                                           const aclIntArray *normalizedShape,
+                                           const aclTensor *weightOptional,
+                                           const aclTensor *biasOptional, double eps,
+                                           aclTensor *out, aclTensor *meanOutOptional,
+                                           aclTensor *rstdOutOptional, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnLayerNorm);
+/* Its gradients from the forward's mean and rstd; outputMask has 3 entries
+ * (ops-nn v8.5.0 norm/layer_norm_grad_v3/op_host/op_api/aclnn_layer_norm_backward.h:25-29). */
+aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
+    const aclTensor *gradOut, const aclTensor *input, const aclIntArray *normalizedShape,
+    const aclTensor *mean, const aclTensor *rstd, const aclTensor *weightOptional,
+    const aclTensor *biasOptional, const aclBoolArray *outputMask, aclTensor *gradInputOut,
+    aclTensor *gradWeightOut, aclTensor *gradBiasOut, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnLayerNormBackward);
+/* ------------------------------------------- end of the norm_shape batch */
+
 #undef ACLNN_LAUNCH
 
 #ifdef __cplusplus

@@ -293,4 +293,13 @@ aclnn_functions! {
     op fn aclnnUpsampleBilinear2dGetWorkspaceSize(self_: *const aclTensor, outputSize: *const aclIntArray, alignCorners: bool, scalesH: f64, scalesW: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of UpsampleBilinear2d.
     op fn aclnnUpsampleBilinear2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ---- operators III, norm_shape batch
+    /// Phase 1 of layer normalization.
+    op fn aclnnLayerNormGetWorkspaceSize(input: *const aclTensor, normalizedShape: *const aclIntArray, weightOptional: *const aclTensor, biasOptional: *const aclTensor, eps: f64, out: *mut aclTensor, meanOutOptional: *mut aclTensor, rstdOutOptional: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of LayerNorm.
+    op fn aclnnLayerNorm(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of layer normalization's gradients.
+    op fn aclnnLayerNormBackwardGetWorkspaceSize(gradOut: *const aclTensor, input: *const aclTensor, normalizedShape: *const aclIntArray, mean: *const aclTensor, rstd: *const aclTensor, weightOptional: *const aclTensor, biasOptional: *const aclTensor, outputMask: *const aclBoolArray, gradInputOut: *mut aclTensor, gradWeightOut: *mut aclTensor, gradBiasOut: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of LayerNormBackward.
+    op fn aclnnLayerNormBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
 }

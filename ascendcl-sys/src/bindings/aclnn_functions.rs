@@ -785,3 +785,50 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnLayerNormGetWorkspaceSize(
+        input: *const aclTensor,
+        normalizedShape: *const aclIntArray,
+        weightOptional: *const aclTensor,
+        biasOptional: *const aclTensor,
+        eps: f64,
+        out: *mut aclTensor,
+        meanOutOptional: *mut aclTensor,
+        rstdOutOptional: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnLayerNorm(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnLayerNormBackwardGetWorkspaceSize(
+        gradOut: *const aclTensor,
+        input: *const aclTensor,
+        normalizedShape: *const aclIntArray,
+        mean: *const aclTensor,
+        rstd: *const aclTensor,
+        weightOptional: *const aclTensor,
+        biasOptional: *const aclTensor,
+        outputMask: *const aclBoolArray,
+        gradInputOut: *mut aclTensor,
+        gradWeightOut: *mut aclTensor,
+        gradBiasOut: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnLayerNormBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}

@@ -45,6 +45,7 @@
 mod conv;
 mod descriptor;
 mod dtype;
+mod layer_norm;
 mod math;
 mod nn;
 mod norm_pool;
@@ -81,3 +82,5 @@ pub use repeatable::Repeatable;
 pub use scalar::Scalar;
 pub use tensor::{ADDRESS_ALIGNMENT, MAX_DIMS, Tensor, TensorMut};
 pub use workspace::Workspace;
+// operators III, norm_shape batch
+pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
