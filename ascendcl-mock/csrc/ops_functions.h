@@ -39,6 +39,8 @@
     X(aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize) X(aclnnAdaptiveAvgPool2dBackward)                        \
     X(aclnnUpsampleBicubic2dGetWorkspaceSize) X(aclnnUpsampleBicubic2d)                                        \
     X(aclnnUpsampleBicubic2dBackwardGetWorkspaceSize) X(aclnnUpsampleBicubic2dBackward)                        \
-    X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d)
+    X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d) \
+    /* operators III, batch "activations" */ X(aclnnSoftmaxGetWorkspaceSize) X(aclnnSoftmax) \
+    X(aclnnSoftmaxBackwardGetWorkspaceSize) X(aclnnSoftmaxBackward)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

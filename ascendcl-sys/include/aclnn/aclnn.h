@@ -358,6 +358,22 @@ aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(const aclTensor *self,
                                                     aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnUpsampleBilinear2d);
 
+/* ---- operators III, batch "activations": softmax, sigmoid, tanh, GELU, SiLU
+ * and their gradients. Parameter lists as in hicann/ops-nn v8.5.0 (ops-math for
+ * tanh); `out`/`gradInput` constness as there. */
+/* softmax(self) along dim (ops-nn activation/softmax_v2/op_api/aclnn_softmax.h:23-24). */
+aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSoftmax);
+/* Its gradient given the forward output
+ * (activation/softmax_grad/op_host/op_api/aclnn_softmax_backward.h:25-27). */
+aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                 const aclTensor *output, int64_t dim,
+                                                 aclTensor *out, uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSoftmaxBackward);
+/* ---- end of batch "activations" */
+
 #undef ACLNN_LAUNCH
 
 #ifdef __cplusplus

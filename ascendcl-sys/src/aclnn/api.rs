@@ -293,4 +293,13 @@ aclnn_functions! {
     op fn aclnnUpsampleBilinear2dGetWorkspaceSize(self_: *const aclTensor, outputSize: *const aclIntArray, alignCorners: bool, scalesH: f64, scalesW: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of UpsampleBilinear2d.
     op fn aclnnUpsampleBilinear2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ---- operators III, batch "activations"
+    /// Phase 1 of softmax along one dim.
+    op fn aclnnSoftmaxGetWorkspaceSize(self_: *const aclTensor, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Softmax.
+    op fn aclnnSoftmax(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of softmax's gradient given the forward output.
+    op fn aclnnSoftmaxBackwardGetWorkspaceSize(gradOutput: *const aclTensor, output: *const aclTensor, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SoftmaxBackward.
+    op fn aclnnSoftmaxBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
 }

@@ -42,6 +42,7 @@
 //! # Ok::<(), ascendcl::Error>(())
 //! ```
 
+mod activations;
 mod conv;
 mod descriptor;
 mod dtype;
@@ -57,6 +58,7 @@ mod scalar;
 mod tensor;
 mod workspace;
 
+pub use activations::{softmax, softmax_backward};
 pub use conv::{
     ConvGrads, GradMask, Window, convolution, convolution_backward, convolution_transposed,
     convolution_transposed_backward,
