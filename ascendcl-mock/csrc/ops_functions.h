@@ -41,6 +41,7 @@
     X(aclnnUpsampleBicubic2dBackwardGetWorkspaceSize) X(aclnnUpsampleBicubic2dBackward)                        \
     X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d) \
     /* operators III, batch "activations" */ X(aclnnSoftmaxGetWorkspaceSize) X(aclnnSoftmax) \
-    X(aclnnSoftmaxBackwardGetWorkspaceSize) X(aclnnSoftmaxBackward)
+    X(aclnnSoftmaxBackwardGetWorkspaceSize) X(aclnnSoftmaxBackward) \
+    X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

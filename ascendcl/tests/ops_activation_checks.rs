@@ -1,6 +1,7 @@
 //! The argument checks of the activations batch, as the real operators make
 //! them (each rule cited in the mock's `op_softmax_probs.c` and
-//! `op_smooth_activations.c`): refused in phase 1, with the operator named.
+//! `op_smooth_activations.c`): refused in phase 1, with the operator named;
+//! and what they take that PyTorch does not (an integer `self` for sigmoid).
 
 mod common;
 
@@ -90,6 +91,61 @@ fn softmax_backward_refuses_mixed_dtypes_and_an_output_of_another_shape() {
                 &Tensor::new(&g, &[2, 3])?,
                 &Tensor::new(&y, &[3, 2])?,
                 1,
+                TensorMut::new(&mut dx, &[2, 3])?,
+            ),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn sigmoid_takes_an_integer_self_but_refuses_an_integer_out() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let xi = DeviceBuffer::from_host(&ctx, &[0i32, 1, -1])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 3)?;
+        let mut yi = DeviceBuffer::<i32>::zeroed(&ctx, 3)?;
+        ops::sigmoid(&Tensor::new(&xi, &[3])?, TensorMut::new(&mut y, &[3])?)?
+            .launch(&stream, ops::Workspace::none())?
+            .wait()?;
+        let y = y.to_vec()?;
+        assert_eq!(y[0], 0.5);
+        assert!(
+            (y[1] - 0.731_058_6).abs() < 1e-6 && (y[2] - 0.268_941_43).abs() < 1e-6,
+            "{y:?}"
+        );
+        refused(
+            "an int32 out",
+            "aclnnSigmoid",
+            ops::sigmoid(&Tensor::new(&xi, &[3])?, TensorMut::new(&mut yi, &[3])?),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn sigmoid_backward_refuses_a_grad_input_that_is_not_the_broadcast_shape() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let g = DeviceBuffer::from_host(&ctx, &[1.0f32; 3])?;
+        let y = DeviceBuffer::from_host(&ctx, &[0.5f32; 6])?;
+        let mut dx = DeviceBuffer::<f32>::zeroed(&ctx, 6)?;
+        refused(
+            "gradInput [3] for the broadcast [2, 3]",
+            "aclnnSigmoidBackward",
+            ops::sigmoid_backward(
+                &Tensor::new(&g, &[3])?,
+                &Tensor::new(&y, &[2, 3])?,
+                TensorMut::new(&mut dx, &[3])?,
+            ),
+        );
+        refused(
+            "gradOutput [2] against output [2, 3]",
+            "aclnnSigmoidBackward",
+            ops::sigmoid_backward(
+                &Tensor::new(&g, &[2])?,
+                &Tensor::new(&y, &[2, 3])?,
                 TensorMut::new(&mut dx, &[2, 3])?,
             ),
         );

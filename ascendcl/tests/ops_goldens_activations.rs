@@ -26,6 +26,8 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         "SoftmaxBackward" => {
             ops::softmax_backward(i("gradOutput"), i("output"), case.ints["dim"], out("out"))?
         }
+        "Sigmoid" => ops::sigmoid(i("self"), out("out"))?,
+        "SigmoidBackward" => ops::sigmoid_backward(i("gradOutput"), i("output"), out("gradInput"))?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

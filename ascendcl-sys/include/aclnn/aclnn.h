@@ -372,6 +372,17 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                  aclTensor *out, uint64_t *workspaceSize,
                                                  aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnSoftmaxBackward);
+/* 1 / (1 + exp(-self)) (activation/sigmoid/op_api/aclnn_sigmoid.h:33-34). */
+aclnnStatus aclnnSigmoidGetWorkspaceSize(const aclTensor *self, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSigmoid);
+/* gradOutput * output * (1 - output), broadcast
+ * (activation/sigmoid_grad/op_api/aclnn_sigmoid_backward.h:35-37). */
+aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                 const aclTensor *output, aclTensor *gradInput,
+                                                 uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSigmoidBackward);
 /* ---- end of batch "activations" */
 
 #undef ACLNN_LAUNCH

@@ -76,3 +76,71 @@ pub fn softmax_backward<'a>(
         l.aclnnSoftmaxBackwardGetWorkspaceSize(g, o, dim, out, ws, ex)
     })
 }
+
+/// `out = sigmoid(self) = 1 / (1 + exp(-self))` (`aclnnSigmoid`). `self`
+/// may be f32, f16, bf16, f64 or an integer/bool tensor; `out` is f32, f16,
+/// bf16 or f64 of `self`'s shape. Unlike `torch.sigmoid(x, out=y)`, CANN
+/// takes an `out` of another float dtype than `self` (the result is cast).
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let x = DeviceBuffer::from_host(&ctx, &[0.0f32, 100.0, -100.0])?;
+/// let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 3)?;
+/// ops::sigmoid(&Tensor::new(&x, &[3])?, TensorMut::new(&mut y, &[3])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// let y = y.to_vec()?;
+/// assert_eq!(&y[..2], &[0.5, 1.0]);
+/// assert!(y[2] < 1e-40);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn sigmoid<'a>(self_: &Tensor<'a>, out: TensorMut<'a>) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("Sigmoid", self_.storage.ctx)?;
+    let (s, out) = (p.input("self", self_)?, p.output("out", out)?);
+    // SAFETY: as in `softmax`.
+    p.run(Aclnn::aclnnSigmoid, |l, ws, ex| unsafe {
+        l.aclnnSigmoidGetWorkspaceSize(s, out, ws, ex)
+    })
+}
+
+/// The gradient of `sigmoid` given its forward `output`:
+/// `grad_input = grad_output * output * (1 - output)`
+/// (`aclnnSigmoidBackward`, PyTorch's `sigmoid_backward`). `grad_output` and
+/// `output` broadcast to `grad_input`'s shape and may have different float
+/// dtypes (promoted as PyTorch does, then cast into `grad_input`'s).
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let g = DeviceBuffer::from_host(&ctx, &[2.0f32])?;
+/// let y = DeviceBuffer::from_host(&ctx, &[0.5f32, 0.25])?;
+/// let mut dx = DeviceBuffer::<f32>::zeroed(&ctx, 2)?;
+/// ops::sigmoid_backward(&Tensor::new(&g, &[1])?, &Tensor::new(&y, &[2])?, TensorMut::new(&mut dx, &[2])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// assert_eq!(dx.to_vec()?, vec![0.5, 0.375]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn sigmoid_backward<'a>(
+    grad_output: &Tensor<'a>,
+    output: &Tensor<'a>,
+    grad_input: TensorMut<'a>,
+) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("SigmoidBackward", grad_output.storage.ctx)?;
+    let (g, o, gi) = (
+        p.input("gradOutput", grad_output)?,
+        p.input("output", output)?,
+        p.output("gradInput", grad_input)?,
+    );
+    // SAFETY: as in `softmax`.
+    p.run(Aclnn::aclnnSigmoidBackward, |l, ws, ex| unsafe {
+        l.aclnnSigmoidBackwardGetWorkspaceSize(g, o, gi, ws, ex)
+    })
+}

@@ -58,7 +58,7 @@ mod scalar;
 mod tensor;
 mod workspace;
 
-pub use activations::{softmax, softmax_backward};
+pub use activations::{sigmoid, sigmoid_backward, softmax, softmax_backward};
 pub use conv::{
     ConvGrads, GradMask, Window, convolution, convolution_backward, convolution_transposed,
     convolution_transposed_backward,
