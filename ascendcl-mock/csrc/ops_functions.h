@@ -42,6 +42,9 @@
     X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d)                                      \
     /* operators III, norm_shape batch */                                                                      \
     X(aclnnLayerNormGetWorkspaceSize) X(aclnnLayerNorm)                                                        \
-    X(aclnnLayerNormBackwardGetWorkspaceSize) X(aclnnLayerNormBackward)
+    X(aclnnLayerNormBackwardGetWorkspaceSize) X(aclnnLayerNormBackward) \
+    /* operators III, batch "activations" */ X(aclnnSoftmaxGetWorkspaceSize) X(aclnnSoftmax) \
+    X(aclnnSoftmaxBackwardGetWorkspaceSize) X(aclnnSoftmaxBackward) \
+    X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -383,6 +383,32 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnLayerNormBackward);
 /* ------------------------------------------- end of the norm_shape batch */
+/* ---- operators III, batch "activations": softmax, sigmoid, tanh, GELU, SiLU
+ * and their gradients. Parameter lists as in hicann/ops-nn v8.5.0 (ops-math for
+ * tanh); `out`/`gradInput` constness as there. */
+/* softmax(self) along dim (ops-nn activation/softmax_v2/op_api/aclnn_softmax.h:23-24). */
+aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSoftmax);
+/* Its gradient given the forward output
+ * (activation/softmax_grad/op_host/op_api/aclnn_softmax_backward.h:25-27). */
+aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                 const aclTensor *output, int64_t dim,
+                                                 aclTensor *out, uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSoftmaxBackward);
+/* 1 / (1 + exp(-self)) (activation/sigmoid/op_api/aclnn_sigmoid.h:33-34). */
+aclnnStatus aclnnSigmoidGetWorkspaceSize(const aclTensor *self, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSigmoid);
+/* gradOutput * output * (1 - output), broadcast
+ * (activation/sigmoid_grad/op_api/aclnn_sigmoid_backward.h:35-37). */
+aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                                 const aclTensor *output, aclTensor *gradInput,
+                                                 uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSigmoidBackward);
+/* ---- end of batch "activations" */
 
 #undef ACLNN_LAUNCH
 

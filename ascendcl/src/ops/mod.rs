@@ -42,6 +42,7 @@
 //! # Ok::<(), ascendcl::Error>(())
 //! ```
 
+mod activations;
 mod conv;
 mod descriptor;
 mod dtype;
@@ -58,6 +59,7 @@ mod scalar;
 mod tensor;
 mod workspace;
 
+pub use activations::{sigmoid, sigmoid_backward, softmax, softmax_backward};
 pub use conv::{
     ConvGrads, GradMask, Window, convolution, convolution_backward, convolution_transposed,
     convolution_transposed_backward,

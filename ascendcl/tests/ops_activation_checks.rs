@@ -1,0 +1,154 @@
+//! The argument checks of the activations batch, as the real operators make
+//! them (each rule cited in the mock's `op_softmax_probs.c` and
+//! `op_smooth_activations.c`): refused in phase 1, with the operator named;
+//! and what they take that PyTorch does not (an integer `self` for sigmoid).
+
+mod common;
+
+use ascendcl::ops::{self, DType, Tensor, TensorMut};
+use ascendcl::prelude::*;
+
+fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
+    match result {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(text.contains(op), "{what}: {text}");
+        }
+        Ok(_prepared) => panic!("{what} was accepted"),
+    }
+}
+
+#[test]
+fn softmax_refuses_a_dim_out_of_range_an_integer_self_and_a_wrong_out_shape() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let xi = DeviceBuffer::from_host(&ctx, &[1i32; 6])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 6)?;
+        let mut yi = DeviceBuffer::<i32>::zeroed(&ctx, 6)?;
+        refused(
+            "dim 2 of a 2-D self",
+            "aclnnSoftmax",
+            ops::softmax(
+                &Tensor::new(&x, &[2, 3])?,
+                2,
+                TensorMut::new(&mut y, &[2, 3])?,
+            ),
+        );
+        refused(
+            "dim -3 of a 2-D self",
+            "aclnnSoftmax",
+            ops::softmax(
+                &Tensor::new(&x, &[2, 3])?,
+                -3,
+                TensorMut::new(&mut y, &[2, 3])?,
+            ),
+        );
+        refused(
+            "an int32 self",
+            "aclnnSoftmax",
+            ops::softmax(
+                &Tensor::new(&xi, &[2, 3])?,
+                1,
+                TensorMut::new(&mut yi, &[2, 3])?,
+            ),
+        );
+        refused(
+            "out [3, 2] for self [2, 3]",
+            "aclnnSoftmax",
+            ops::softmax(
+                &Tensor::new(&x, &[2, 3])?,
+                1,
+                TensorMut::new(&mut y, &[3, 2])?,
+            ),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn softmax_backward_refuses_mixed_dtypes_and_an_output_of_another_shape() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let g = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let y16 = DeviceBuffer::from_host(&ctx, &[0x3800u16; 6])?; // 0.5 in f16
+        let y = DeviceBuffer::from_host(&ctx, &[0.5f32; 6])?;
+        let mut dx = DeviceBuffer::<f32>::zeroed(&ctx, 6)?;
+        refused(
+            "gradOutput f32 with output f16",
+            "aclnnSoftmaxBackward",
+            ops::softmax_backward(
+                &Tensor::new(&g, &[2, 3])?,
+                &Tensor::with_dtype(&y16, &[2, 3], DType::F16)?,
+                1,
+                TensorMut::new(&mut dx, &[2, 3])?,
+            ),
+        );
+        refused(
+            "output [3, 2] for gradOutput [2, 3]",
+            "aclnnSoftmaxBackward",
+            ops::softmax_backward(
+                &Tensor::new(&g, &[2, 3])?,
+                &Tensor::new(&y, &[3, 2])?,
+                1,
+                TensorMut::new(&mut dx, &[2, 3])?,
+            ),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn sigmoid_takes_an_integer_self_but_refuses_an_integer_out() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let xi = DeviceBuffer::from_host(&ctx, &[0i32, 1, -1])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 3)?;
+        let mut yi = DeviceBuffer::<i32>::zeroed(&ctx, 3)?;
+        ops::sigmoid(&Tensor::new(&xi, &[3])?, TensorMut::new(&mut y, &[3])?)?
+            .launch(&stream, ops::Workspace::none())?
+            .wait()?;
+        let y = y.to_vec()?;
+        assert_eq!(y[0], 0.5);
+        assert!(
+            (y[1] - 0.731_058_6).abs() < 1e-6 && (y[2] - 0.268_941_43).abs() < 1e-6,
+            "{y:?}"
+        );
+        refused(
+            "an int32 out",
+            "aclnnSigmoid",
+            ops::sigmoid(&Tensor::new(&xi, &[3])?, TensorMut::new(&mut yi, &[3])?),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn sigmoid_backward_refuses_a_grad_input_that_is_not_the_broadcast_shape() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let g = DeviceBuffer::from_host(&ctx, &[1.0f32; 3])?;
+        let y = DeviceBuffer::from_host(&ctx, &[0.5f32; 6])?;
+        let mut dx = DeviceBuffer::<f32>::zeroed(&ctx, 6)?;
+        refused(
+            "gradInput [3] for the broadcast [2, 3]",
+            "aclnnSigmoidBackward",
+            ops::sigmoid_backward(
+                &Tensor::new(&g, &[3])?,
+                &Tensor::new(&y, &[2, 3])?,
+                TensorMut::new(&mut dx, &[3])?,
+            ),
+        );
+        refused(
+            "gradOutput [2] against output [2, 3]",
+            "aclnnSigmoidBackward",
+            ops::sigmoid_backward(
+                &Tensor::new(&g, &[2])?,
+                &Tensor::new(&y, &[2, 3])?,
+                TensorMut::new(&mut dx, &[2, 3])?,
+            ),
+        );
+        Ok(())
+    });
+}
