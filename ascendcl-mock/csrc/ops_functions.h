@@ -39,6 +39,10 @@
     X(aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize) X(aclnnAdaptiveAvgPool2dBackward)                        \
     X(aclnnUpsampleBicubic2dGetWorkspaceSize) X(aclnnUpsampleBicubic2d)                                        \
     X(aclnnUpsampleBicubic2dBackwardGetWorkspaceSize) X(aclnnUpsampleBicubic2dBackward)                        \
-    X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d)
+    X(aclnnUpsampleBilinear2dGetWorkspaceSize) X(aclnnUpsampleBilinear2d)                                     \
+    MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)
+
+/* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, ... */
+#define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X) X(aclnnDivGetWorkspaceSize) X(aclnnDiv)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

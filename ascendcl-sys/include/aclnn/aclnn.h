@@ -358,6 +358,14 @@ aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(const aclTensor *self,
                                                     aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnUpsampleBilinear2d);
 
+/* ---- operators III, batch `elementwise` (issue 20) ---- */
+/* out = self / other, broadcast; integer operands are divided in float
+ * (ops-math v8.5.0 math/div/op_api/aclnn_div.h:40-41). */
+aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDiv);
+/* ---- end of batch `elementwise` ---- */
+
 #undef ACLNN_LAUNCH
 
 #ifdef __cplusplus

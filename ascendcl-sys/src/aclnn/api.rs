@@ -293,4 +293,11 @@ aclnn_functions! {
     op fn aclnnUpsampleBilinear2dGetWorkspaceSize(self_: *const aclTensor, outputSize: *const aclIntArray, alignCorners: bool, scalesH: f64, scalesW: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of UpsampleBilinear2d.
     op fn aclnnUpsampleBilinear2d(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+
+    // ---------------------------------- operators III, batch `elementwise`
+    /// Phase 1 of `out = self / other`, broadcast (integers divided in float).
+    op fn aclnnDivGetWorkspaceSize(self_: *const aclTensor, other: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Div.
+    op fn aclnnDiv(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ---------------------------- end of operators III, batch `elementwise`
 }

@@ -785,3 +785,20 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnDivGetWorkspaceSize(
+        self_: *const aclTensor,
+        other: *const aclTensor,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDiv(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}

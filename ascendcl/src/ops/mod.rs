@@ -45,6 +45,7 @@
 mod conv;
 mod descriptor;
 mod dtype;
+mod elementwise;
 mod math;
 mod nn;
 mod norm_pool;
@@ -62,6 +63,7 @@ pub use conv::{
     convolution_transposed_backward,
 };
 pub use dtype::{DType, Element};
+pub use elementwise::div;
 pub use math::{
     add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls,
     inplace_sub, inplace_zero, mul, muls, reduce_sum, sub,

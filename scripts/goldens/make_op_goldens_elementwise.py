@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""PyTorch ground truth for the element-wise operators of the third set
+(issue 20, batch `elementwise`): Div, and the ops added after it.
+
+Writes one directory per case under ascendcl/tests/goldens/elementwise/<case>/
+in the manifest format of the first two sets (ascendcl/tests/goldens/ops/
+README.md and ops2/README.md: `tensor ... [view ... strides ... offset ...]`,
+`scalar`, `none`, `expect`); the README next to the cases lists them.
+
+Every result is computed by PyTorch on the CPU (one thread) in the case's
+dtype, from inputs drawn with fixed seeds (one per case, from its name), so
+a rerun with the same torch version writes the same bytes. CI never runs
+this; run it by hand:
+
+    pip install torch numpy
+    python3 scripts/goldens/make_op_goldens_elementwise.py   # rewrites elementwise/
+    python3 scripts/goldens/check_op_goldens_elementwise.py  # NumPy only
+
+Tolerances (|actual - expected| <= atol + rtol*|expected|), see TOL below.
+"""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_op_goldens as g1  # noqa: E402  (layout, Rng, to_numpy, dtype tokens, Case)
+
+ROOT = g1.ROOT
+OUT = os.path.join(ROOT, "ascendcl", "tests", "goldens", "elementwise")
+DTYPES, TOKEN = g1.DTYPES, g1.TOKEN
+Rng, layout = g1.Rng, g1.layout
+
+# ---------------------------------------------------------------------------
+# TOLERANCES
+#
+# One element-wise operation per output element, no accumulation. PyTorch's
+# CPU computes f16/bf16 in f32 and rounds once (its opmath), as the mock and
+# the device's vector unit (f16/bf16 inputs widened to f32) do; the only
+# difference left is the f32 operation itself, which the device's vector
+# unit may not round correctly (division, sqrt, exp, log are computed to a
+# few ulps), and an f16/bf16 result that lands on the other side of a
+# rounding tie because of it. So:
+#   f32:  rtol 4e-6 (32 f32 ulps), atol 1e-30 (results that underflow)
+#   f16:  rtol 1e-3 (one f16 ulp is 2^-10 = 9.8e-4 relative), atol 1e-5
+#   bf16: rtol 8e-3 (one bf16 ulp is 2^-7 = 7.8e-3), atol 1e-5
+#   f64:  rtol 1e-12
+# Negation, and results that are selections (IsFinite, Clamp), are exact.
+# ---------------------------------------------------------------------------
+TOL = {"f32": (4e-6, 1e-30), "f16": (1e-3, 1e-5), "bf16": (8e-3, 1e-5), "f64": (1e-12, 0.0)}
+EXACT = (0.0, 0.0)
+
+
+def tol(dt):
+    return TOL.get(dt, EXACT)
+
+
+CASES = {}
+
+
+class Case(g1.Case):
+    """g1.Case writing into this set (and with a `none` line)."""
+
+    def __init__(self, name, op):
+        assert name not in CASES, name
+        self.name, self.op = name, op
+        self.lines = [f"op {op}"]
+        self.files = {}
+        CASES[name] = self
+
+    def none(self, role):
+        self.lines.append(f"none {role}")
+
+    def write(self):
+        d = os.path.join(OUT, self.name)
+        os.makedirs(d)
+        for fname, arr in self.files.items():
+            np.save(os.path.join(d, fname), arr, allow_pickle=False)
+        with open(os.path.join(d, "case.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def values(r, shape, dt, kind):
+    """normal: N(0, 2); edge: g1's specials (zeros, +-0, large, small);
+    ints: uniform integers in [-20, 20)."""
+    if dt.startswith("i") or dt == "u8":
+        return r.ints(shape, 0 if dt == "u8" else -20, 20, dt)
+    if kind == "edge":
+        return r.edge(shape, dt)
+    return r.normal(shape, dt, 2.0)
+
+
+# ---------------------------------------------------------------------------
+# Div (aclnnDiv: self, other, out)
+# ---------------------------------------------------------------------------
+# name, self shape, other shape, self dt, other dt, layouts, kind
+DIV_SPECS = [
+    ("f32_3x5", (3, 5), (3, 5), "f32", "f32", "contig", "contig", "normal"),
+    ("f32_bcast_row", (3, 5), (5,), "f32", "f32", "contig", "contig", "normal"),
+    ("f32_bcast_both", (4, 1, 3), (2, 1), "f32", "f32", "contig", "contig", "normal"),
+    ("f32_transposed_sliced", (3, 5), (3, 5), "f32", "f32", "transposed", "sliced", "normal"),
+    ("f32_edge_zero_divisors", (4, 6), (4, 6), "f32", "f32", "contig", "contig", "edge"),
+    ("f16_3x5", (3, 5), (3, 5), "f16", "f16", "contig", "contig", "normal"),
+    ("f16_bcast_transposed", (5, 3), (3,), "f16", "f16", "transposed", "contig", "normal"),
+    ("f16_edge_zero_divisors", (4, 6), (4, 6), "f16", "f16", "contig", "contig", "edge"),
+    ("bf16_3x5", (3, 5), (3, 5), "bf16", "bf16", "contig", "contig", "normal"),
+    ("bf16_bcast_sliced", (2, 1, 5), (3, 1), "bf16", "bf16", "sliced", "contig", "normal"),
+    ("mixed_f16_by_f32", (3, 5), (3, 5), "f16", "f32", "contig", "contig", "normal"),
+    ("i64_by_i64_is_f32", (3, 5), (3, 5), "i64", "i64", "contig", "contig", "ints"),
+    ("i32_by_f32_bcast", (3, 5), (1, 5), "i32", "f32", "contig", "contig", "ints"),
+]
+
+
+def div_cases():
+    for name, sa, sb, da, db, la, lb, kind in DIV_SPECS:
+        cname = f"div_{name}"
+        r = Rng(cname)
+        a = values(r, sa, da, kind)
+        b = values(r, sb, db, kind)
+        if name.startswith("i32_by_f32"):
+            b = r.normal(sb, db, 2.0)
+        if kind == "edge":
+            # a few divisors exactly 0 (with +-0 and nonzero dividends: +-inf, nan)
+            b.view(-1)[::5] = 0.0
+        A, B = layout(a, la), layout(b, lb)
+        c = Case(cname, "Div")
+        c.tensor("self", A)
+        c.tensor("other", B)
+        out = torch.div(A.view, B.view)
+        c.expect("out", out, *tol(TOKEN[out.dtype]))
+
+
+# ---------------------------------------------------------------------------
+def main():
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    div_cases()
+
+    if os.path.isdir(OUT):
+        for entry in os.listdir(OUT):
+            p = os.path.join(OUT, entry)
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+    os.makedirs(OUT, exist_ok=True)
+    for case in CASES.values():
+        case.write()
+    counts = {}
+    for case in CASES.values():
+        counts[case.op] = counts.get(case.op, 0) + 1
+    with open(os.path.join(OUT, "CASES.txt"), "w", encoding="utf-8") as f:
+        f.write(f"# generated by scripts/goldens/make_op_goldens_elementwise.py with torch "
+                f"{torch.__version__}, numpy {np.__version__}\n")
+        for op in sorted(counts):
+            f.write(f"{op} {counts[op]}\n")
+    print(f"{sum(counts.values())} cases in {OUT}", file=sys.stderr)
+    for op in sorted(counts):
+        print(f"  {op}: {counts[op]}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
