@@ -43,6 +43,9 @@
     MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)
 
 /* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, ... */
-#define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X) X(aclnnDivGetWorkspaceSize) X(aclnnDiv)
+#define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)                                                                  \
+    X(aclnnDivGetWorkspaceSize) X(aclnnDiv) X(aclnnSqrtGetWorkspaceSize) X(aclnnSqrt)                             \
+    X(aclnnRsqrtGetWorkspaceSize) X(aclnnRsqrt) X(aclnnExpGetWorkspaceSize) X(aclnnExp)                        \
+    X(aclnnLogGetWorkspaceSize) X(aclnnLog) X(aclnnNegGetWorkspaceSize) X(aclnnNeg)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -81,3 +81,109 @@ fn div_refuses_null_bool_a_float_quotient_into_an_integer_out_and_a_wrong_out_sh
     assert!(msg.contains("cannot be cast"), "{msg}");
     o.finish();
 }
+
+const ACL_INT16: i32 = 6;
+
+/// Phase 1 of a `(self, out)` operator: its status.
+fn unary(o: &OpsTest, name: &str, x: Ptr, out: Ptr) -> (i32, u64, Ptr) {
+    let mut ws: u64 = 0;
+    let mut exec: Ptr = std::ptr::null_mut();
+    let symbol = format!("{name}GetWorkspaceSize");
+    // SAFETY: the (self, out) parameter list of ops-math v8.5.0's
+    // aclnn_sqrt.h:51, aclnn_rsqrt.h:33, aclnn_exp.h:54, aclnn_log.h:50,
+    // aclnn_neg.h:47, then the two standard out-pointers.
+    let f = unsafe {
+        o.ops
+            .op::<unsafe extern "C" fn(Ptr, Ptr, *mut u64, *mut Ptr) -> i32>(&symbol)
+    };
+    // SAFETY: the arguments match the declared types; out-pointers are locals.
+    let rc = unsafe { f(x, out, &mut ws, &mut exec) };
+    (rc, ws, exec)
+}
+
+#[test]
+fn integer_inputs_of_sqrt_exp_and_log_become_float_results_and_exp_takes_only_int64_and_bool() {
+    let mut o = OpsTest::new();
+    let (i32s, _) = o.raw_tensor(&[3], ACL_INT32, &i32_bytes(&[4, 9, 1]));
+    let (i64s, _) = o.raw_tensor(&[3], ACL_INT64, &i64_bytes(&[0, 1, 2]));
+    let (bools, _) = o.raw_tensor(&[3], ACL_BOOL, &[1, 0, 1]);
+    let (out, outp) = o.f32_tensor(&[3], &[0.0; 3]);
+    let (iout, _) = o.raw_tensor(&[3], ACL_INT32, &i32_bytes(&[0; 3]));
+    for (op, x, want) in [
+        ("aclnnSqrt", i32s, [2.0f32, 3.0, 1.0]),
+        ("aclnnLog", i32s, [4.0f32.ln(), 9.0f32.ln(), 0.0]),
+        ("aclnnExp", i64s, [1.0, 1.0f32.exp(), 2.0f32.exp()]),
+        ("aclnnExp", bools, [1.0f32.exp(), 1.0, 1.0f32.exp()]),
+        ("aclnnRsqrt", i32s, [0.5, 1.0 / 3.0, 1.0]),
+    ] {
+        let (rc, ws, e) = unary(&o, op, x, out);
+        assert_eq!(rc, OK, "{op}: {:?}", o.t.recent_msg());
+        o.run(op, ws, e);
+        assert_close(&read_f32(&o.t, outp, 3), &want, 1e-6);
+    }
+    // the same real ops refuse these
+    assert_eq!(
+        unary(&o, "aclnnExp", i32s, out).0,
+        INVALID,
+        "Exp takes no INT32"
+    );
+    assert_eq!(
+        unary(&o, "aclnnSqrt", i32s, iout).0,
+        INVALID,
+        "a float root into INT32"
+    );
+    assert_eq!(
+        unary(&o, "aclnnRsqrt", i32s, iout).0,
+        INVALID,
+        "Rsqrt's out is floating"
+    );
+    assert_eq!(
+        unary(&o, "aclnnLog", i32s, iout).0,
+        INVALID,
+        "Log's out is floating"
+    );
+    o.finish();
+}
+
+#[test]
+fn neg_computes_in_the_integer_dtype_wrapping_and_refuses_uint8_int16_and_bool() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.raw_tensor(&[4], ACL_INT8, &[5u8, 0xFB, 0x80, 0]);
+    let (out, outp) = o.raw_tensor(&[4], ACL_INT8, &[0; 4]);
+    let (rc, ws, e) = unary(&o, "aclnnNeg", x, out);
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnNeg", ws, e);
+    // -5, 5, -(-128) wraps to -128, 0
+    assert_eq!(o.t.download(outp, 4), [0xFB, 5, 0x80, 0]);
+    let (u8s, _) = o.raw_tensor(&[4], ACL_UINT8, &[1; 4]);
+    let (i16s, _) = o.raw_tensor(&[4], ACL_INT16, &[0; 8]);
+    let (bools, _) = o.raw_tensor(&[4], ACL_BOOL, &[1; 4]);
+    for (what, t) in [("UINT8", u8s), ("INT16", i16s), ("BOOL", bools)] {
+        assert_eq!(unary(&o, "aclnnNeg", t, t).0, INVALID, "Neg of {what}");
+    }
+    o.finish();
+}
+
+#[test]
+fn unary_ops_refuse_a_null_argument_and_an_out_of_another_shape() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.f32_tensor(&[2, 3], &[1.0; 6]);
+    let (flat, _) = o.f32_tensor(&[6], &[0.0; 6]);
+    let null = std::ptr::null_mut();
+    for op in [
+        "aclnnSqrt",
+        "aclnnRsqrt",
+        "aclnnExp",
+        "aclnnLog",
+        "aclnnNeg",
+    ] {
+        assert_eq!(unary(&o, op, null, x).0, NULLPTR, "{op}: null self");
+        assert_eq!(unary(&o, op, x, null).0, NULLPTR, "{op}: null out");
+        assert_eq!(
+            unary(&o, op, x, flat).0,
+            INVALID,
+            "{op}: out [6] for self [2,3]"
+        );
+    }
+    o.finish();
+}

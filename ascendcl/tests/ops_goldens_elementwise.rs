@@ -20,6 +20,11 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
     let mut out = || outs.remove("out").expect("out");
     Ok(match case.op.as_str() {
         "Div" => ops::div(need("self"), need("other"), out())?,
+        "Sqrt" => ops::sqrt(need("self"), out())?,
+        "Rsqrt" => ops::rsqrt(need("self"), out())?,
+        "Exp" => ops::exp(need("self"), out())?,
+        "Log" => ops::log(need("self"), out())?,
+        "Neg" => ops::neg(need("self"), out())?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

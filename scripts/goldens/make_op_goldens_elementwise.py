@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the element-wise operators of the third set
-(issue 20, batch `elementwise`): Div, and the ops added after it.
+(issue 20, batch `elementwise`): Div, Sqrt, Rsqrt, Exp, Log, Neg.
 
 Writes one directory per case under ascendcl/tests/goldens/elementwise/<case>/
 in the manifest format of the first two sets (ascendcl/tests/goldens/ops/
@@ -134,10 +134,76 @@ def div_cases():
 
 
 # ---------------------------------------------------------------------------
+# Sqrt, Rsqrt, Exp, Log, Neg (aclnn<Op>: self, out)
+# ---------------------------------------------------------------------------
+UNARY = {
+    "Sqrt": torch.sqrt,
+    "Rsqrt": torch.rsqrt,
+    "Exp": torch.exp,
+    "Log": torch.log,
+    "Neg": torch.neg,
+}
+# the integer dtype each op's case uses (one the real op takes: Exp takes
+# INT64 and BOOL only, Neg no UINT8/INT16)
+UNARY_INT = {"Sqrt": "i32", "Rsqrt": "i32", "Exp": "i64", "Log": "i32", "Neg": "i64"}
+# name, shape, dt, layout, kind
+UNARY_SPECS = [
+    ("f32_3x5", (3, 5), "f32", "contig", "normal"),
+    ("f32_transposed", (4, 3), "f32", "transposed", "normal"),
+    ("f32_sliced_3d", (2, 3, 4), "f32", "sliced", "normal"),
+    ("f32_edge", (4, 6), "f32", "contig", "edge"),
+    ("f16_3x5", (3, 5), "f16", "contig", "normal"),
+    ("f16_edge", (4, 6), "f16", "contig", "edge"),
+    ("bf16_3x5", (3, 5), "bf16", "contig", "normal"),
+    ("bf16_sliced_edge", (4, 6), "bf16", "sliced", "edge"),
+    ("int_3x5", (3, 5), None, "contig", "ints"),
+]
+
+
+def unary_input(op, r, shape, dt, kind):
+    """Sqrt/Rsqrt/Log: mostly positive values over several decades (uniform
+    exponent), edge cases add 0, -0, negatives (NaN) and large values. Exp:
+    N(0, 3) values, edge cases add large negatives (underflow to 0) and
+    large positives (overflow to inf). Neg: N(0, 2), edge g1's specials."""
+    if kind == "ints":
+        lo = 0 if op in ("Sqrt", "Rsqrt", "Log") else -20
+        return r.ints(shape, lo, 50, dt)
+    if op == "Neg":
+        return r.edge(shape, dt) if kind == "edge" else r.normal(shape, dt, 2.0)
+    if op == "Exp":
+        x = r.normal(shape, "f32", 3.0)
+        if kind == "edge":
+            flat = x.view(-1)
+            flat[0:6] = torch.tensor([0.0, -0.0, -120.0, 120.0, -30.0, 20.0])
+        return x.to(DTYPES[dt])
+    x = torch.pow(10.0, r.uniform(shape, -3.0, 3.0, "f32"))
+    if kind == "edge":
+        flat = x.view(-1)
+        flat[0:6] = torch.tensor([0.0, -0.0, -1.0, 1.0, -2.5, 1e-30 if dt != "f16" else 1e-7])
+    return x.to(DTYPES[dt])
+
+
+def unary_cases():
+    for op, fn in UNARY.items():
+        for name, shape, dt, lay, kind in UNARY_SPECS:
+            if dt is None:
+                dt = UNARY_INT[op]
+                name = name.replace("int", dt)
+            cname = f"{op.lower()}_{name}"
+            r = Rng(cname)
+            X = layout(unary_input(op, r, shape, dt, kind), lay)
+            c = Case(cname, op)
+            c.tensor("self", X)
+            out = fn(X.view)
+            c.expect("out", out, *tol(TOKEN[out.dtype]))
+
+
+# ---------------------------------------------------------------------------
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     div_cases()
+    unary_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

@@ -56,6 +56,7 @@ mod prepared;
 mod repeatable;
 mod scalar;
 mod tensor;
+mod unary;
 mod workspace;
 
 pub use conv::{
@@ -82,4 +83,5 @@ pub use prepared::Prepared;
 pub use repeatable::Repeatable;
 pub use scalar::Scalar;
 pub use tensor::{ADDRESS_ALIGNMENT, MAX_DIMS, Tensor, TensorMut};
+pub use unary::{exp, log, neg, rsqrt, sqrt};
 pub use workspace::Workspace;
