@@ -46,6 +46,7 @@
 #define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)                                                                  \
     X(aclnnDivGetWorkspaceSize) X(aclnnDiv) X(aclnnSqrtGetWorkspaceSize) X(aclnnSqrt)                             \
     X(aclnnRsqrtGetWorkspaceSize) X(aclnnRsqrt) X(aclnnExpGetWorkspaceSize) X(aclnnExp)                        \
-    X(aclnnLogGetWorkspaceSize) X(aclnnLog) X(aclnnNegGetWorkspaceSize) X(aclnnNeg)
+    X(aclnnLogGetWorkspaceSize) X(aclnnLog) X(aclnnNegGetWorkspaceSize) X(aclnnNeg)                    \
+    X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -187,3 +187,42 @@ fn unary_ops_refuse_a_null_argument_and_an_out_of_another_shape() {
     }
     o.finish();
 }
+
+#[test]
+fn pow_tensor_scalar_raises_integers_in_int64_takes_a_negative_exponent_on_910b_and_checks_its_casts()
+ {
+    let mut o = OpsTest::new();
+    let (x, _) = o.raw_tensor(&[4], ACL_INT64, &i64_bytes(&[3, -2, 1, -1]));
+    let (out, outp) = o.raw_tensor(&[4], ACL_INT64, &i64_bytes(&[0; 4]));
+    let pow = |o: &OpsTest, x: Ptr, e: Ptr, out: Ptr| {
+        phase1!(
+            o.ops,
+            "aclnnPowTensorScalarGetWorkspaceSize",
+            (Ptr, Ptr, Ptr),
+            (x, e, out)
+        )
+    };
+    let three = o.scalar_i64(3);
+    let (rc, ws, e) = pow(&o, x, three, out);
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnPowTensorScalar", ws, e);
+    assert_eq!(read_i64(&o.t, outp, 4), [27, -8, 1, -1]);
+    // a negative integer exponent: refused only on ASCEND910_95 (aclnn_pow.cpp:389-395)
+    let minus = o.scalar_i64(-1);
+    let (rc, ws, e) = pow(&o, x, minus, out);
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnPowTensorScalar", ws, e);
+    assert_eq!(read_i64(&o.t, outp, 4), [0, 0, 1, -1]);
+    // an integer self with a float exponent computes in FLOAT: not into INT64
+    let half = o.scalar_f32(0.5);
+    assert_eq!(pow(&o, x, half, out).0, INVALID);
+    let (flags, _) = o.raw_tensor(&[4], ACL_BOOL, &[1; 4]);
+    let (fout, _) = o.f32_tensor(&[4], &[0.0; 4]);
+    let yes = o.ops.scalar_raw((&true as *const bool).cast(), ACL_BOOL);
+    assert_eq!(pow(&o, flags, yes, fout).0, INVALID, "BOOL ** BOOL");
+    assert_eq!(o.ops.destroy_scalar(yes), OK);
+    assert_eq!(pow(&o, x, std::ptr::null_mut(), out).0, NULLPTR);
+    let (short, _) = o.raw_tensor(&[3], ACL_INT64, &i64_bytes(&[0; 3]));
+    assert_eq!(pow(&o, x, three, short).0, INVALID, "out of another shape");
+    o.finish();
+}

@@ -7,8 +7,19 @@
 mod common;
 mod ops_goldens_common;
 
-use ascendcl::ops::{self, Prepared};
+use ascendcl::ops::{self, Prepared, Scalar};
 use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
+
+/// A `scalar` line's value in its dtype.
+fn scalar(case: &Case, role: &str) -> Scalar {
+    let (dtype, value) = &case.scalars[role];
+    match dtype.as_str() {
+        "f32" => Scalar::F32(value.parse().expect("f32 scalar")),
+        "f64" => Scalar::F64(value.parse().expect("f64 scalar")),
+        "i64" => Scalar::I64(value.parse().expect("i64 scalar")),
+        other => panic!("{}: scalar dtype {other}", case.name),
+    }
+}
 
 /// Phase 1 of the case's operator over the uploaded tensors.
 fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
@@ -25,6 +36,7 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         "Exp" => ops::exp(need("self"), out())?,
         "Log" => ops::log(need("self"), out())?,
         "Neg" => ops::neg(need("self"), out())?,
+        "PowTensorScalar" => ops::pow_tensor_scalar(need("self"), scalar(case, "exponent"), out())?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

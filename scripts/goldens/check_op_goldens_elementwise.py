@@ -29,6 +29,7 @@ PARAMS = {
     "Exp": "self out",
     "Log": "self out",
     "Neg": "self out",
+    "PowTensorScalar": "self exponent out",
 }
 UNARY = {
     "Sqrt": np.sqrt,
@@ -47,6 +48,11 @@ def compute(op, t, sc):
         if op in UNARY:
             x = t["self"].value()
             return {"out": UNARY[op](x) if x.dtype == np.int64 and op == "Neg" else UNARY[op](x.astype(np.float64))}
+        if op == "PowTensorScalar":
+            x, e = t["self"].value(), sc["exponent"]
+            if x.dtype == np.int64 and e == int(e):
+                return {"out": x ** int(e)}
+            return {"out": np.power(x.astype(np.float64), e)}
     raise ValueError(op)
 
 
@@ -74,7 +80,7 @@ def check_case(d):
     if [n for _, n in names] != PARAMS[op].split():
         problems.append(f"parameter order {[n for _, n in names]} != {PARAMS[op].split()}")
     for k, n in names:
-        if (n in OUTPUTS) != (k == "expect"):
+        if (n in OUTPUTS) != (k == "expect") or (n == "exponent") != (k == "scalar"):
             problems.append(f"{n} given as {k}")
     ref = compute(op, t, sc)
     for role, dt, fname, rtol, atol in exp:

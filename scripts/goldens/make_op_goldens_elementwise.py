@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the element-wise operators of the third set
-(issue 20, batch `elementwise`): Div, Sqrt, Rsqrt, Exp, Log, Neg.
+(issue 20, batch `elementwise`): Div, Sqrt, Rsqrt, Exp, Log, Neg,
+PowTensorScalar.
 
 Writes one directory per case under ascendcl/tests/goldens/elementwise/<case>/
 in the manifest format of the first two sets (ascendcl/tests/goldens/ops/
@@ -199,11 +200,54 @@ def unary_cases():
 
 
 # ---------------------------------------------------------------------------
+# PowTensorScalar (aclnnPowTensorScalar: self, exponent, out)
+# ---------------------------------------------------------------------------
+# name, shape, dt, layout, exponent, exponent dt, kind (positive: inputs in
+# [0.1, 3]; signed: N(0, 1.5); edge: signed with 0 and -0)
+POW_SPECS = [
+    ("f32_square", (3, 5), "f32", "contig", 2.0, "f32", "signed"),
+    ("f32_sqrt", (3, 5), "f32", "contig", 0.5, "f32", "positive"),
+    ("f32_cube_transposed", (4, 3), "f32", "transposed", 3.0, "f32", "signed"),
+    ("f32_reciprocal_sliced", (2, 3, 4), "f32", "sliced", -1.0, "f32", "positive"),
+    ("f32_fractional_1p7_f64_exponent", (3, 5), "f32", "contig", 1.7, "f64", "positive"),
+    ("f32_edge_zero_to_minus2", (4, 6), "f32", "contig", -2.0, "f32", "edge"),
+    ("f16_square", (3, 5), "f16", "contig", 2.0, "f32", "signed"),
+    ("f16_minus_half", (3, 5), "f16", "contig", -0.5, "f32", "positive"),
+    ("bf16_cube", (3, 5), "bf16", "contig", 3.0, "f32", "signed"),
+    ("bf16_fractional_2p5_sliced", (3, 5), "bf16", "sliced", 2.5, "f32", "positive"),
+    ("i64_cube_int_exponent", (3, 5), "i64", "contig", 3, "i64", "ints"),
+    ("i32_float_exponent_is_f32", (3, 5), "i32", "contig", 0.5, "f32", "ints"),
+]
+
+
+def pow_cases():
+    for name, shape, dt, lay, e, edt, kind in POW_SPECS:
+        cname = f"powtensorscalar_{name}"
+        r = Rng(cname)
+        if kind == "ints":
+            x = r.ints(shape, 0 if edt == "f32" else -9, 10, dt)
+        elif kind == "positive":
+            x = r.uniform(shape, 0.1, 3.0, dt)
+        else:
+            x = r.normal(shape, "f32", 1.5)
+            if kind == "edge":
+                x.view(-1)[0:2] = torch.tensor([0.0, -0.0])
+            x = x.to(DTYPES[dt])
+        X = layout(x, lay)
+        c = Case(cname, "PowTensorScalar")
+        c.tensor("self", X)
+        c.scalar("exponent", edt, e)
+        out = torch.pow(X.view, e)
+        c.expect("out", out, *tol(TOKEN[out.dtype]))
+
+
+# ---------------------------------------------------------------------------
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     div_cases()
     unary_cases()
+    pow_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

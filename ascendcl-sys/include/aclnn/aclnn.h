@@ -384,6 +384,12 @@ ACLNN_LAUNCH(aclnnLog);
 aclnnStatus aclnnNegGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
                                      aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnNeg);
+/* out = self ** exponent for a scalar exponent; `out` is declared const in
+ * CANN's header (ops-math v8.5.0 math/pow/op_api/aclnn_pow.h:36-38). */
+aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *self, const aclScalar *exponent,
+                                                 const aclTensor *out, uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnPowTensorScalar);
 /* ---- end of batch `elementwise` ---- */
 
 #undef ACLNN_LAUNCH

@@ -319,5 +319,9 @@ aclnn_functions! {
     op fn aclnnNegGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of Neg.
     op fn aclnnNeg(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self ** exponent`, scalar exponent (`out` is const in CANN's header).
+    op fn aclnnPowTensorScalarGetWorkspaceSize(self_: *const aclTensor, exponent: *const aclScalar, out: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of PowTensorScalar.
+    op fn aclnnPowTensorScalar(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------- end of operators III, batch `elementwise`
 }

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::ops::phase1::Phase1;
-use crate::ops::{Prepared, Tensor, TensorMut};
+use crate::ops::{Prepared, Scalar, Tensor, TensorMut};
 use ascendcl_sys::Aclnn;
 
 /// `out = self / other`, true division with broadcasting (`aclnnDiv`,
@@ -43,5 +43,48 @@ pub fn div<'a>(self_: &Tensor<'a>, other: &Tensor<'a>, out: TensorMut<'a>) -> Re
     // SAFETY: live descriptors and valid out-pointers (closure contract).
     p.run(Aclnn::aclnnDiv, |l, ws, ex| unsafe {
         l.aclnnDivGetWorkspaceSize(s, o, out, ws, ex)
+    })
+}
+
+/// `out = self ** exponent` for a scalar exponent (`aclnnPowTensorScalar`,
+/// `torch.pow(tensor, number)`); `out` has `self`'s shape.
+///
+/// A floating `self` is raised in its own dtype (f16/bf16 through f32 on the
+/// mock, rounded once); an integer `self` with a floating exponent in f32,
+/// with an integer exponent in its integer dtype. `self` and the exponent
+/// may be f32, f16, bf16, f64, i8, i16, i32, i64, u8, bool (not both bool).
+/// Unlike PyTorch, CANN (on Atlas A2/A3) accepts a negative integer exponent
+/// of an integer `self` (PyTorch refuses it); the mock then gives
+/// `1 / self^|e|` truncated (0 unless `self` is ±1), which the device does
+/// not document.
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let x = DeviceBuffer::from_host(&ctx, &[1.0f32, 2.0, 3.0, -4.0])?;
+/// let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+/// ops::pow_tensor_scalar(&Tensor::new(&x, &[4])?, 2.0f32, TensorMut::new(&mut y, &[4])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// assert_eq!(y.to_vec()?, vec![1.0, 4.0, 9.0, 16.0]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn pow_tensor_scalar<'a>(
+    self_: &Tensor<'a>,
+    exponent: impl Into<Scalar>,
+    out: TensorMut<'a>,
+) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("PowTensorScalar", self_.storage.ctx)?;
+    let (s, e, out) = (
+        p.input("self", self_)?,
+        p.scalar(exponent.into())?,
+        p.output("out", out)?,
+    );
+    // SAFETY: as in `div` (CANN declares out const; the operator writes it).
+    p.run(Aclnn::aclnnPowTensorScalar, |l, ws, ex| unsafe {
+        l.aclnnPowTensorScalarGetWorkspaceSize(s, e, out, ws, ex)
     })
 }
