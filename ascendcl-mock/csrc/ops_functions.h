@@ -45,6 +45,14 @@
     X(aclnnLayerNormBackwardGetWorkspaceSize) X(aclnnLayerNormBackward) \
     /* operators III, batch "activations" */ X(aclnnSoftmaxGetWorkspaceSize) X(aclnnSoftmax) \
     X(aclnnSoftmaxBackwardGetWorkspaceSize) X(aclnnSoftmaxBackward) \
-    X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward)
+    X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward) \
+    MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)
+
+/* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, ... */
+#define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)                                                                  \
+    X(aclnnDivGetWorkspaceSize) X(aclnnDiv) X(aclnnSqrtGetWorkspaceSize) X(aclnnSqrt)                             \
+    X(aclnnRsqrtGetWorkspaceSize) X(aclnnRsqrt) X(aclnnExpGetWorkspaceSize) X(aclnnExp)                        \
+    X(aclnnLogGetWorkspaceSize) X(aclnnLog) X(aclnnNegGetWorkspaceSize) X(aclnnNeg)                    \
+    X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -409,6 +409,39 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                  aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnSigmoidBackward);
 /* ---- end of batch "activations" */
+/* ---- operators III, batch `elementwise` (issue 20) ---- */
+/* out = self / other, broadcast; integer operands are divided in float
+ * (ops-math v8.5.0 math/div/op_api/aclnn_div.h:40-41). */
+aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDiv);
+/* sqrt(self); integer and bool inputs give a float result (ops-math v8.5.0 math/sqrt/op_api/aclnn_sqrt.h:51-52). */
+aclnnStatus aclnnSqrtGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSqrt);
+/* 1/sqrt(self); out is a floating dtype (ops-math v8.5.0 math/rsqrt/op_api/aclnn_rsqrt.h:33-34). */
+aclnnStatus aclnnRsqrtGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                       aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnRsqrt);
+/* e^self; of the integers only INT64 and BOOL, computed in float (ops-math v8.5.0 math/exp/op_api/aclnn_exp.h:53-54). */
+aclnnStatus aclnnExpGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnExp);
+/* natural log; out is a floating dtype (ops-math v8.5.0 math/log/op_api/aclnn_log.h:50-51). */
+aclnnStatus aclnnLogGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnLog);
+/* -self in self's dtype (ops-math v8.5.0 math/neg/op_api/aclnn_neg.h:46-47). */
+aclnnStatus aclnnNegGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnNeg);
+/* out = self ** exponent for a scalar exponent; `out` is declared const in
+ * CANN's header (ops-math v8.5.0 math/pow/op_api/aclnn_pow.h:36-38). */
+aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *self, const aclScalar *exponent,
+                                                 const aclTensor *out, uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnPowTensorScalar);
+/* ---- end of batch `elementwise` ---- */
 
 #undef ACLNN_LAUNCH
 

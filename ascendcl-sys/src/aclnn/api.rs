@@ -319,4 +319,35 @@ aclnn_functions! {
     op fn aclnnSigmoidBackwardGetWorkspaceSize(gradOutput: *const aclTensor, output: *const aclTensor, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of SigmoidBackward.
     op fn aclnnSigmoidBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+
+    // ---------------------------------- operators III, batch `elementwise`
+    /// Phase 1 of `out = self / other`, broadcast (integers divided in float).
+    op fn aclnnDivGetWorkspaceSize(self_: *const aclTensor, other: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Div.
+    op fn aclnnDiv(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = sqrt(self)`.
+    op fn aclnnSqrtGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Sqrt.
+    op fn aclnnSqrt(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = rsqrt(self)`.
+    op fn aclnnRsqrtGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Rsqrt.
+    op fn aclnnRsqrt(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = exp(self)`.
+    op fn aclnnExpGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Exp.
+    op fn aclnnExp(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = log(self)`.
+    op fn aclnnLogGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Log.
+    op fn aclnnLog(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = neg(self)`.
+    op fn aclnnNegGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Neg.
+    op fn aclnnNeg(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self ** exponent`, scalar exponent (`out` is const in CANN's header).
+    op fn aclnnPowTensorScalarGetWorkspaceSize(self_: *const aclTensor, exponent: *const aclScalar, out: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of PowTensorScalar.
+    op fn aclnnPowTensorScalar(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ---------------------------- end of operators III, batch `elementwise`
 }

@@ -46,6 +46,7 @@ mod activations;
 mod conv;
 mod descriptor;
 mod dtype;
+mod elementwise;
 mod layer_norm;
 mod math;
 mod nn;
@@ -57,6 +58,7 @@ mod prepared;
 mod repeatable;
 mod scalar;
 mod tensor;
+mod unary;
 mod workspace;
 
 pub use activations::{sigmoid, sigmoid_backward, softmax, softmax_backward};
@@ -65,6 +67,7 @@ pub use conv::{
     convolution_transposed_backward,
 };
 pub use dtype::{DType, Element};
+pub use elementwise::{div, pow_tensor_scalar};
 pub use math::{
     add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls,
     inplace_sub, inplace_zero, mul, muls, reduce_sum, sub,
@@ -83,6 +86,7 @@ pub use prepared::Prepared;
 pub use repeatable::Repeatable;
 pub use scalar::Scalar;
 pub use tensor::{ADDRESS_ALIGNMENT, MAX_DIMS, Tensor, TensorMut};
+pub use unary::{exp, log, neg, rsqrt, sqrt};
 pub use workspace::Workspace;
 // operators III, norm_shape batch
 pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
