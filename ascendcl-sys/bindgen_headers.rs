@@ -71,6 +71,19 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     // operators III, norm_shape batch
     "aclnnop/aclnn_layer_norm.h",
     "aclnnop/aclnn_layer_norm_backward.h",
+    // operators III, activations batch
+    "aclnnop/aclnn_softmax.h",
+    "aclnnop/aclnn_softmax_backward.h",
+    "aclnnop/aclnn_sigmoid.h",
+    "aclnnop/aclnn_sigmoid_backward.h",
+    // operators III, elementwise batch
+    "aclnnop/aclnn_div.h",
+    "aclnnop/aclnn_sqrt.h",
+    "aclnnop/aclnn_rsqrt.h",
+    "aclnnop/aclnn_exp.h",
+    "aclnnop/aclnn_log.h",
+    "aclnnop/aclnn_neg.h",
+    "aclnnop/aclnn_pow.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the
