@@ -84,6 +84,7 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_log.h",
     "aclnnop/aclnn_neg.h",
     "aclnnop/aclnn_pow.h",
+    "aclnnop/aclnn_clamp.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -226,3 +226,52 @@ fn pow_tensor_scalar_raises_integers_in_int64_takes_a_negative_exponent_on_910b_
     assert_eq!(pow(&o, x, three, short).0, INVALID, "out of another shape");
     o.finish();
 }
+
+#[test]
+fn clamp_computes_in_outs_dtype_truncating_a_fractional_bound_and_refuses_no_bound_bool_and_a_float_into_an_integer_out()
+ {
+    let mut o = OpsTest::new();
+    let (x, _) = o.raw_tensor(&[4], ACL_INT64, &i64_bytes(&[-3, 1, 2, 9]));
+    let (out, outp) = o.raw_tensor(&[4], ACL_INT64, &i64_bytes(&[0; 4]));
+    let clamp = |o: &OpsTest, x: Ptr, lo: Ptr, hi: Ptr, out: Ptr| {
+        phase1!(
+            o.ops,
+            "aclnnClampGetWorkspaceSize",
+            (Ptr, Ptr, Ptr, Ptr),
+            (x, lo, hi, out)
+        )
+    };
+    let null = std::ptr::null_mut();
+    // min 1.5 into an INT64 out: the bound becomes 1 (aclnn_clamp.cpp:352-366),
+    // where torch.clamp would promote to float
+    let lo = o.scalar_f32(1.5);
+    let hi = o.scalar_i64(5);
+    let (rc, ws, e) = clamp(&o, x, lo, hi, out);
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnClamp", ws, e);
+    assert_eq!(read_i64(&o.t, outp, 4), [1, 1, 2, 5]);
+    // only max
+    let (rc, ws, e) = clamp(&o, x, null, hi, out);
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnClamp", ws, e);
+    assert_eq!(read_i64(&o.t, outp, 4), [-3, 1, 2, 5]);
+    // neither bound: 161001 (:132-135)
+    assert_eq!(clamp(&o, x, null, null, out).0, NULLPTR);
+    let msg = o.t.recent_msg().unwrap_or_default();
+    assert!(msg.contains("at least one bound"), "{msg}");
+    assert_eq!(clamp(&o, null, lo, hi, out).0, NULLPTR);
+    assert_eq!(clamp(&o, x, lo, hi, null).0, NULLPTR);
+    // BOOL is not in the 910B list (:35-37)
+    let (flags, _) = o.raw_tensor(&[4], ACL_BOOL, &[1; 4]);
+    assert_eq!(clamp(&o, flags, lo, hi, out).0, INVALID, "BOOL self");
+    // an f32 self cannot be cast to an INT64 out (:213-223)
+    let (f, _) = o.f32_tensor(&[4], &[0.5; 4]);
+    assert_eq!(clamp(&o, f, lo, hi, out).0, INVALID, "f32 into INT64");
+    let (short, _) = o.raw_tensor(&[3], ACL_INT64, &i64_bytes(&[0; 3]));
+    assert_eq!(
+        clamp(&o, x, lo, hi, short).0,
+        INVALID,
+        "out of another shape"
+    );
+    o.finish();
+}

@@ -37,6 +37,10 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         "Log" => ops::log(need("self"), out())?,
         "Neg" => ops::neg(need("self"), out())?,
         "PowTensorScalar" => ops::pow_tensor_scalar(need("self"), scalar(case, "exponent"), out())?,
+        "Clamp" => {
+            let bound = |role: &str| case.scalars.contains_key(role).then(|| scalar(case, role));
+            ops::clamp(need("self"), bound("min"), bound("max"), out())?
+        }
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

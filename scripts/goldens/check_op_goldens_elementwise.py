@@ -30,7 +30,9 @@ PARAMS = {
     "Log": "self out",
     "Neg": "self out",
     "PowTensorScalar": "self exponent out",
+    "Clamp": "self min max out",
 }
+SCALARS = {"exponent", "min", "max"}
 UNARY = {
     "Sqrt": np.sqrt,
     "Rsqrt": lambda x: 1.0 / np.sqrt(x),
@@ -53,6 +55,16 @@ def compute(op, t, sc):
             if x.dtype == np.int64 and e == int(e):
                 return {"out": x ** int(e)}
             return {"out": np.power(x.astype(np.float64), e)}
+        if op == "Clamp":
+            # min(max(x, min), max) with comparisons, so NaN stays NaN and
+            # min > max gives max everywhere (torch.clamp)
+            v = t["self"].value()
+            v = v if v.dtype == np.int64 else v.astype(np.float64)
+            if sc["min"] is not None:
+                v = np.where(v < sc["min"], sc["min"], v)
+            if sc["max"] is not None:
+                v = np.where(v > sc["max"], sc["max"], v)
+            return {"out": v}
     raise ValueError(op)
 
 
@@ -80,7 +92,7 @@ def check_case(d):
     if [n for _, n in names] != PARAMS[op].split():
         problems.append(f"parameter order {[n for _, n in names]} != {PARAMS[op].split()}")
     for k, n in names:
-        if (n in OUTPUTS) != (k == "expect") or (n == "exponent") != (k == "scalar"):
+        if (n in OUTPUTS) != (k == "expect") or (n in SCALARS) != (k in ("scalar", "none")):
             problems.append(f"{n} given as {k}")
     ref = compute(op, t, sc)
     for role, dt, fname, rtol, atol in exp:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the element-wise operators of the third set
 (issue 20, batch `elementwise`): Div, Sqrt, Rsqrt, Exp, Log, Neg,
-PowTensorScalar.
+PowTensorScalar, Clamp.
 
 Writes one directory per case under ascendcl/tests/goldens/elementwise/<case>/
 in the manifest format of the first two sets (ascendcl/tests/goldens/ops/
@@ -242,12 +242,57 @@ def pow_cases():
 
 
 # ---------------------------------------------------------------------------
+# Clamp (aclnnClamp: self, clipValueMin, clipValueMax, out; a missing bound
+# is a `none` line). CANN on 910B computes in out's dtype with the bounds
+# converted to it (aclnn_clamp.cpp:352-366), which equals PyTorch's result
+# whenever the bounds' dtype does not promote self (float bounds of a float
+# self, integer bounds of an integer self): only such cases are here.
+# ---------------------------------------------------------------------------
+# name, shape, dt, layout, min, max, bound dt, out dt, kind
+CLAMP_SPECS = [
+    ("f32_both", (3, 5), "f32", "contig", -1.0, 1.0, "f32", "f32", "normal"),
+    ("f32_min_only_transposed", (4, 3), "f32", "transposed", 0.0, None, "f32", "f32", "normal"),
+    ("f32_max_only_sliced", (2, 3, 4), "f32", "sliced", None, 0.5, "f32", "f32", "normal"),
+    ("f32_edge_inf_nan", (4, 6), "f32", "contig", -2.0, 3.0, "f32", "f32", "edge"),
+    ("f32_min_above_max_gives_max", (3, 5), "f32", "contig", 1.0, -1.0, "f32", "f32", "normal"),
+    ("f32_into_f16_out", (3, 5), "f32", "contig", -0.3, 0.7, "f64", "f16", "normal"),
+    ("f16_both_unrepresentable_bounds", (3, 5), "f16", "contig", -0.3, 0.7, "f32", "f16", "normal"),
+    ("f16_edge", (4, 6), "f16", "contig", -100.0, 1000.0, "f32", "f16", "edge"),
+    ("bf16_both", (3, 5), "bf16", "contig", -1.5, 2.5, "f32", "bf16", "normal"),
+    ("bf16_min_only_sliced", (3, 5), "bf16", "sliced", -0.1, None, "f32", "bf16", "normal"),
+    ("i32_both", (3, 5), "i32", "contig", -5, 7, "i64", "i32", "ints"),
+    ("i64_max_only_transposed", (5, 3), "i64", "transposed", None, 0, "i64", "i64", "ints"),
+]
+
+
+def clamp_cases():
+    for name, shape, dt, lay, lo, hi, bdt, odt, kind in CLAMP_SPECS:
+        cname = f"clamp_{name}"
+        r = Rng(cname)
+        x = values(r, shape, dt, kind)
+        if kind == "edge":
+            flat = x.view(-1)
+            flat[1:4] = torch.tensor([float("inf"), float("-inf"), float("nan")])
+        X = layout(x, lay)
+        c = Case(cname, "Clamp")
+        c.tensor("self", X)
+        for role, v in (("min", lo), ("max", hi)):
+            if v is None:
+                c.none(role)
+            else:
+                c.scalar(role, bdt, v)
+        out = torch.clamp(X.view, lo, hi).to(DTYPES[odt])
+        c.expect("out", out, *EXACT)
+
+
+# ---------------------------------------------------------------------------
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     div_cases()
     unary_cases()
     pow_cases()
+    clamp_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

@@ -441,6 +441,12 @@ aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *self, const ac
                                                  const aclTensor *out, uint64_t *workspaceSize,
                                                  aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnPowTensorScalar);
+/* out = min(max(self, min), max); either bound may be null, not both
+ * (ops-math v8.5.0 conversion/clip_by_value_v2/op_api/aclnn_clamp.h:24-26). */
+aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin,
+                                       const aclScalar *clipValueMax, aclTensor *out, uint64_t *workspaceSize,
+                                       aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnClamp);
 /* ---- end of batch `elementwise` ---- */
 
 #undef ACLNN_LAUNCH

@@ -349,5 +349,9 @@ aclnn_functions! {
     op fn aclnnPowTensorScalarGetWorkspaceSize(self_: *const aclTensor, exponent: *const aclScalar, out: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of PowTensorScalar.
     op fn aclnnPowTensorScalar(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = clamp(self, min, max)`; either bound may be null, not both.
+    op fn aclnnClampGetWorkspaceSize(self_: *const aclTensor, clipValueMin: *const aclScalar, clipValueMax: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Clamp.
+    op fn aclnnClamp(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------- end of operators III, batch `elementwise`
 }

@@ -88,3 +88,55 @@ pub fn pow_tensor_scalar<'a>(
         l.aclnnPowTensorScalarGetWorkspaceSize(s, e, out, ws, ex)
     })
 }
+
+/// `out = min(max(self, min), max)` with optional scalar bounds
+/// (`aclnnClamp`, `torch.clamp(tensor, min, max)` with numbers); `out` has
+/// `self`'s shape.
+///
+/// `self` and `out` may be f32, f16, bf16, f64, i8, i16, i32, i64, u8 (no
+/// bool), and `self` must cast to `out` (no float into an integer `out`).
+/// At least one bound must be given: with both `None` CANN refuses the call
+/// (`ACLNN_ERR_PARAM_NULLPTR`, 161001), where PyTorch raises. Unlike PyTorch,
+/// CANN (on Atlas A2/A3) computes in `out`'s dtype: the bounds are converted
+/// to it, so a fractional bound of an integer tensor is truncated
+/// (`clamp(int, min = 1.5)` clamps at 1 into an integer `out`, where PyTorch
+/// promotes to float). A NaN element stays NaN; with `min > max` the mock
+/// gives `max` everywhere, as PyTorch (the device does not document it).
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Scalar, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let x = DeviceBuffer::from_host(&ctx, &[-2.0f32, -0.5, 0.5, 3.0])?;
+/// let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+/// let (min, max) = (Some(Scalar::F32(-1.0)), Some(Scalar::F32(1.0)));
+/// ops::clamp(&Tensor::new(&x, &[4])?, min, max, TensorMut::new(&mut y, &[4])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// assert_eq!(y.to_vec()?, vec![-1.0, -0.5, 0.5, 1.0]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn clamp<'a>(
+    self_: &Tensor<'a>,
+    min: Option<Scalar>,
+    max: Option<Scalar>,
+    out: TensorMut<'a>,
+) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("Clamp", self_.storage.ctx)?;
+    let s = p.input("self", self_)?;
+    let lo = match min {
+        Some(v) => p.scalar(v)?,
+        None => std::ptr::null(),
+    };
+    let hi = match max {
+        Some(v) => p.scalar(v)?,
+        None => std::ptr::null(),
+    };
+    let out = p.output("out", out)?;
+    // SAFETY: as in `div`; a null bound is CANN's "no bound".
+    p.run(Aclnn::aclnnClamp, |l, ws, ex| unsafe {
+        l.aclnnClampGetWorkspaceSize(s, lo, hi, out, ws, ex)
+    })
+}

@@ -67,7 +67,7 @@ pub use conv::{
     convolution_transposed_backward,
 };
 pub use dtype::{DType, Element};
-pub use elementwise::{div, pow_tensor_scalar};
+pub use elementwise::{clamp, div, pow_tensor_scalar};
 pub use math::{
     add, adds, argmax, cast, inplace_add, inplace_copy, inplace_fill_scalar, inplace_muls,
     inplace_sub, inplace_zero, mul, muls, reduce_sum, sub,
