@@ -85,6 +85,7 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_neg.h",
     "aclnnop/aclnn_pow.h",
     "aclnnop/aclnn_clamp.h",
+    "aclnnop/aclnn_isfinite.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -48,12 +48,12 @@
     X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward) \
     MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)
 
-/* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, op_pow.c, op_clamp.c, ... */
+/* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, op_pow.c, op_clamp.c, op_isfinite.c */
 #define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)                                                                  \
     X(aclnnDivGetWorkspaceSize) X(aclnnDiv) X(aclnnSqrtGetWorkspaceSize) X(aclnnSqrt)                             \
     X(aclnnRsqrtGetWorkspaceSize) X(aclnnRsqrt) X(aclnnExpGetWorkspaceSize) X(aclnnExp)                        \
     X(aclnnLogGetWorkspaceSize) X(aclnnLog) X(aclnnNegGetWorkspaceSize) X(aclnnNeg)                    \
     X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)                                   \
-    X(aclnnClampGetWorkspaceSize) X(aclnnClamp)
+    X(aclnnClampGetWorkspaceSize) X(aclnnClamp) X(aclnnIsFiniteGetWorkspaceSize) X(aclnnIsFinite)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

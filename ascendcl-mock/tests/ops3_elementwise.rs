@@ -91,7 +91,7 @@ fn unary(o: &OpsTest, name: &str, x: Ptr, out: Ptr) -> (i32, u64, Ptr) {
     let symbol = format!("{name}GetWorkspaceSize");
     // SAFETY: the (self, out) parameter list of ops-math v8.5.0's
     // aclnn_sqrt.h:51, aclnn_rsqrt.h:33, aclnn_exp.h:54, aclnn_log.h:50,
-    // aclnn_neg.h:47, then the two standard out-pointers.
+    // aclnn_neg.h:47, aclnn_isfinite.h:50, then the two standard out-pointers.
     let f = unsafe {
         o.ops
             .op::<unsafe extern "C" fn(Ptr, Ptr, *mut u64, *mut Ptr) -> i32>(&symbol)
@@ -273,5 +273,33 @@ fn clamp_computes_in_outs_dtype_truncating_a_fractional_bound_and_refuses_no_bou
         INVALID,
         "out of another shape"
     );
+    o.finish();
+}
+
+#[test]
+fn isfinite_gives_true_for_integers_and_refuses_a_non_bool_out_another_shape_and_null() {
+    let mut o = OpsTest::new();
+    let (x, _) = o.raw_tensor(&[3], ACL_INT32, &i32_bytes(&[i32::MIN, 0, i32::MAX]));
+    let (out, outp) = o.raw_tensor(&[3], ACL_BOOL, &[7; 3]);
+    let (rc, ws, e) = unary(&o, "aclnnIsFinite", x, out);
+    assert_eq!(rc, OK, "{:?}", o.t.recent_msg());
+    o.run("aclnnIsFinite", ws, e);
+    assert_eq!(
+        o.t.download(outp, 3),
+        [1, 1, 1],
+        "integers are finite (aclnn_is_finite.cpp:122-124)"
+    );
+    let (f, _) = o.f32_tensor(&[3], &[1.0, f32::NAN, f32::INFINITY]);
+    let (fout, _) = o.f32_tensor(&[3], &[0.0; 3]);
+    assert_eq!(
+        unary(&o, "aclnnIsFinite", f, fout).0,
+        INVALID,
+        "out must be BOOL (:53-54)"
+    );
+    let (short, _) = o.raw_tensor(&[2], ACL_BOOL, &[0; 2]);
+    assert_eq!(unary(&o, "aclnnIsFinite", f, short).0, INVALID);
+    let null = std::ptr::null_mut();
+    assert_eq!(unary(&o, "aclnnIsFinite", null, out).0, NULLPTR);
+    assert_eq!(unary(&o, "aclnnIsFinite", f, null).0, NULLPTR);
     o.finish();
 }

@@ -36,6 +36,7 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         "Exp" => ops::exp(need("self"), out())?,
         "Log" => ops::log(need("self"), out())?,
         "Neg" => ops::neg(need("self"), out())?,
+        "IsFinite" => ops::isfinite(need("self"), out())?,
         "PowTensorScalar" => ops::pow_tensor_scalar(need("self"), scalar(case, "exponent"), out())?,
         "Clamp" => {
             let bound = |role: &str| case.scalars.contains_key(role).then(|| scalar(case, role));

@@ -31,6 +31,7 @@ PARAMS = {
     "Neg": "self out",
     "PowTensorScalar": "self exponent out",
     "Clamp": "self min max out",
+    "IsFinite": "self out",
 }
 SCALARS = {"exponent", "min", "max"}
 UNARY = {
@@ -55,6 +56,8 @@ def compute(op, t, sc):
             if x.dtype == np.int64 and e == int(e):
                 return {"out": x ** int(e)}
             return {"out": np.power(x.astype(np.float64), e)}
+        if op == "IsFinite":
+            return {"out": np.isfinite(t["self"].value().astype(np.float64))}
         if op == "Clamp":
             # min(max(x, min), max) with comparisons, so NaN stays NaN and
             # min > max gives max everywhere (torch.clamp)

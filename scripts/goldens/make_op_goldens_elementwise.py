@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the element-wise operators of the third set
 (issue 20, batch `elementwise`): Div, Sqrt, Rsqrt, Exp, Log, Neg,
-PowTensorScalar, Clamp.
+PowTensorScalar, Clamp, IsFinite.
 
 Writes one directory per case under ascendcl/tests/goldens/elementwise/<case>/
 in the manifest format of the first two sets (ascendcl/tests/goldens/ops/
@@ -286,6 +286,39 @@ def clamp_cases():
 
 
 # ---------------------------------------------------------------------------
+# IsFinite (aclnnIsFinite: self, out BOOL)
+# ---------------------------------------------------------------------------
+# name, shape, dt, layout, kind (specials: +-inf and NaN among the values)
+ISFINITE_SPECS = [
+    ("f32_specials", (4, 6), "f32", "contig", "specials"),
+    ("f32_transposed_specials", (4, 3), "f32", "transposed", "specials"),
+    ("f32_all_finite_sliced", (2, 3, 4), "f32", "sliced", "edge"),
+    ("f16_specials_and_overflow", (4, 6), "f16", "contig", "specials"),
+    ("bf16_specials_sliced", (3, 5), "bf16", "sliced", "specials"),
+    ("i32_always_finite", (3, 5), "i32", "contig", "ints"),
+]
+
+
+def isfinite_cases():
+    for name, shape, dt, lay, kind in ISFINITE_SPECS:
+        cname = f"isfinite_{name}"
+        r = Rng(cname)
+        if kind == "specials":
+            x = r.normal(shape, "f32", 2.0).reshape(-1)
+            # 1e5 overflows f16 to inf; 1e38 stays finite in bf16 and f32
+            # (NaN only in contiguous cases: g1.layout checks its views with torch.equal)
+            nan = float("nan") if lay == "contig" else 3.0e3
+            x[0:7] = torch.tensor([float("inf"), float("-inf"), nan, 0.0, -0.0, 1e5, 1e38])
+            x = x.reshape(shape).to(DTYPES[dt])
+        else:
+            x = values(r, shape, dt, kind)
+        X = layout(x, lay)
+        c = Case(cname, "IsFinite")
+        c.tensor("self", X)
+        c.expect("out", torch.isfinite(X.view), *EXACT)
+
+
+# ---------------------------------------------------------------------------
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -293,6 +326,7 @@ def main():
     unary_cases()
     pow_cases()
     clamp_cases()
+    isfinite_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

@@ -447,6 +447,11 @@ aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const aclScalar *c
                                        const aclScalar *clipValueMax, aclTensor *out, uint64_t *workspaceSize,
                                        aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnClamp);
+/* out (BOOL) = isfinite(self); integers and bool give true (ops-math v8.5.0
+ * math/is_finite/op_api/aclnn_isfinite.h:49-50, :60-61). */
+aclnnStatus aclnnIsFiniteGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                          aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnIsFinite);
 /* ---- end of batch `elementwise` ---- */
 
 #undef ACLNN_LAUNCH

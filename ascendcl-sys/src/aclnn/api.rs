@@ -353,5 +353,9 @@ aclnn_functions! {
     op fn aclnnClampGetWorkspaceSize(self_: *const aclTensor, clipValueMin: *const aclScalar, clipValueMax: *const aclScalar, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of Clamp.
     op fn aclnnClamp(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = isfinite(self)` (`out` BOOL).
+    op fn aclnnIsFiniteGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of IsFinite.
+    op fn aclnnIsFinite(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------- end of operators III, batch `elementwise`
 }

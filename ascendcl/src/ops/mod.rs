@@ -86,7 +86,7 @@ pub use prepared::Prepared;
 pub use repeatable::Repeatable;
 pub use scalar::Scalar;
 pub use tensor::{ADDRESS_ALIGNMENT, MAX_DIMS, Tensor, TensorMut};
-pub use unary::{exp, log, neg, rsqrt, sqrt};
+pub use unary::{exp, isfinite, log, neg, rsqrt, sqrt};
 pub use workspace::Workspace;
 // operators III, norm_shape batch
 pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};

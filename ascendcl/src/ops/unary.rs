@@ -1,5 +1,5 @@
 //! One-input element-wise operators (ops-math): square root, reciprocal
-//! square root, exponential, natural logarithm, negation. Each takes `self`
+//! square root, exponential, natural logarithm, negation, finiteness. Each takes `self`
 //! and an `out` of the same shape; the dtypes each takes differ (listed per
 //! function, from the real op's checks).
 
@@ -115,6 +115,40 @@ pub fn neg<'a>(self_: &Tensor<'a>, out: TensorMut<'a>) -> Result<Prepared<'a>> {
         "Neg",
         Aclnn::aclnnNegGetWorkspaceSize,
         Aclnn::aclnnNeg,
+        self_,
+        out,
+    )
+}
+
+/// `out = isfinite(self)` (`aclnnIsFinite`, `torch.isfinite`): true where an
+/// element is neither infinite nor NaN; `out` is a bool tensor of `self`'s
+/// shape.
+///
+/// `self`: f32, f16, bf16, f64, i8, i16, i32, i64, u8, bool; integers and
+/// bool are always finite (CANN fills `out` with true, as PyTorch's result).
+/// `out` must be bool; write it through a byte buffer with
+/// [`TensorMut::with_dtype`] and [`DType::Bool`](crate::ops::DType::Bool).
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, DType, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let x = DeviceBuffer::from_host(&ctx, &[1.0f32, f32::INFINITY, f32::NAN, -0.0])?;
+/// let mut finite = DeviceBuffer::<u8>::zeroed(&ctx, 4)?;
+/// let out = TensorMut::with_dtype(&mut finite, &[4], DType::Bool)?;
+/// ops::isfinite(&Tensor::new(&x, &[4])?, out)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// assert_eq!(finite.to_vec()?, vec![1, 0, 0, 1]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn isfinite<'a>(self_: &Tensor<'a>, out: TensorMut<'a>) -> Result<Prepared<'a>> {
+    unary(
+        "IsFinite",
+        Aclnn::aclnnIsFiniteGetWorkspaceSize,
+        Aclnn::aclnnIsFinite,
         self_,
         out,
     )
