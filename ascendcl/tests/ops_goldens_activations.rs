@@ -28,6 +28,8 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         }
         "Sigmoid" => ops::sigmoid(i("self"), out("out"))?,
         "SigmoidBackward" => ops::sigmoid_backward(i("gradOutput"), i("output"), out("gradInput"))?,
+        "Tanh" => ops::tanh(i("self"), out("out"))?,
+        "TanhBackward" => ops::tanh_backward(i("gradOutput"), i("output"), out("gradInput"))?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

@@ -408,6 +408,18 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                  uint64_t *workspaceSize,
                                                  aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnSigmoidBackward);
+/* tanh(self); integer and bool inputs give a float result
+ * (ops-math v8.5.0 math/tanh/op_api/aclnn_tanh.h:50-51). */
+aclnnStatus aclnnTanhGetWorkspaceSize(const aclTensor *self, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnTanh);
+/* gradOutput * (1 - output^2), broadcast
+ * (ops-math v8.5.0 math/tanh_grad/op_api/aclnn_tanh_backward.h:47-49). */
+aclnnStatus aclnnTanhBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                              const aclTensor *output, aclTensor *gradInput,
+                                              uint64_t *workspaceSize,
+                                              aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnTanhBackward);
 /* ---- end of batch "activations" */
 /* ---- operators III, batch `elementwise` (issue 20) ---- */
 /* out = self / other, broadcast; integer operands are divided in float
