@@ -76,6 +76,10 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_softmax_backward.h",
     "aclnnop/aclnn_sigmoid.h",
     "aclnnop/aclnn_sigmoid_backward.h",
+    "aclnnop/aclnn_tanh.h",
+    "aclnnop/aclnn_tanh_backward.h",
+    "aclnnop/aclnn_silu.h",
+    "aclnnop/aclnn_silu_backward.h",
     // operators III, elementwise batch
     "aclnnop/aclnn_div.h",
     "aclnnop/aclnn_sqrt.h",

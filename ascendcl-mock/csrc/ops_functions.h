@@ -46,6 +46,8 @@
     /* operators III, batch "activations" */ X(aclnnSoftmaxGetWorkspaceSize) X(aclnnSoftmax) \
     X(aclnnSoftmaxBackwardGetWorkspaceSize) X(aclnnSoftmaxBackward) \
     X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward) \
+    X(aclnnTanhGetWorkspaceSize) X(aclnnTanh) X(aclnnTanhBackwardGetWorkspaceSize) X(aclnnTanhBackward) \
+    X(aclnnSiluGetWorkspaceSize) X(aclnnSilu) X(aclnnSiluBackwardGetWorkspaceSize) X(aclnnSiluBackward) \
     MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)
 
 /* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, op_pow.c, op_clamp.c, op_isfinite.c */

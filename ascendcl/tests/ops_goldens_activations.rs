@@ -28,6 +28,10 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         }
         "Sigmoid" => ops::sigmoid(i("self"), out("out"))?,
         "SigmoidBackward" => ops::sigmoid_backward(i("gradOutput"), i("output"), out("gradInput"))?,
+        "Tanh" => ops::tanh(i("self"), out("out"))?,
+        "TanhBackward" => ops::tanh_backward(i("gradOutput"), i("output"), out("gradInput"))?,
+        "Silu" => ops::silu(i("self"), out("out"))?,
+        "SiluBackward" => ops::silu_backward(i("gradOutput"), i("self"), out("gradInput"))?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

@@ -279,7 +279,8 @@ OPS = {
         lambda g, x: torch.ops.aten.silu_backward(g, x), broadcast=False),
 }
 # The operators whose cases are generated (in the order they were added).
-ACTIVE = ["Softmax", "SoftmaxBackward", "Sigmoid", "SigmoidBackward"]
+ACTIVE = ["Softmax", "SoftmaxBackward", "Sigmoid", "SigmoidBackward", "Tanh", "TanhBackward",
+          "Silu", "SiluBackward"]
 
 
 def main():

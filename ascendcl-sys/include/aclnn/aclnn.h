@@ -408,6 +408,30 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                  uint64_t *workspaceSize,
                                                  aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnSigmoidBackward);
+/* tanh(self); integer and bool inputs give a float result
+ * (ops-math v8.5.0 math/tanh/op_api/aclnn_tanh.h:50-51). */
+aclnnStatus aclnnTanhGetWorkspaceSize(const aclTensor *self, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnTanh);
+/* gradOutput * (1 - output^2), broadcast
+ * (ops-math v8.5.0 math/tanh_grad/op_api/aclnn_tanh_backward.h:47-49). */
+aclnnStatus aclnnTanhBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                              const aclTensor *output, aclTensor *gradInput,
+                                              uint64_t *workspaceSize,
+                                              aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnTanhBackward);
+/* self * sigmoid(self), out of self's dtype
+ * (ops-nn v8.5.0 activation/swish/op_api/aclnn_silu.h:25-26). */
+aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSilu);
+/* Its gradient given the forward input self
+ * (activation/silu_grad/op_api/aclnn_silu_backward.h:25-27). */
+aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput,
+                                              const aclTensor *self, aclTensor *gradInput,
+                                              uint64_t *workspaceSize,
+                                              aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSiluBackward);
 /* ---- end of batch "activations" */
 /* ---- operators III, batch `elementwise` (issue 20) ---- */
 /* out = self / other, broadcast; integer operands are divided in float

@@ -319,6 +319,22 @@ aclnn_functions! {
     op fn aclnnSigmoidBackwardGetWorkspaceSize(gradOutput: *const aclTensor, output: *const aclTensor, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of SigmoidBackward.
     op fn aclnnSigmoidBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of tanh (an integer or bool self gives a float result).
+    op fn aclnnTanhGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Tanh.
+    op fn aclnnTanh(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of tanh's gradient given the forward output.
+    op fn aclnnTanhBackwardGetWorkspaceSize(gradOutput: *const aclTensor, output: *const aclTensor, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of TanhBackward.
+    op fn aclnnTanhBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of SiLU, `self * sigmoid(self)`.
+    op fn aclnnSiluGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Silu.
+    op fn aclnnSilu(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of SiLU's gradient given the forward input.
+    op fn aclnnSiluBackwardGetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SiluBackward.
+    op fn aclnnSiluBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
 
     // ---------------------------------- operators III, batch `elementwise`
     /// Phase 1 of `out = self / other`, broadcast (integers divided in float).

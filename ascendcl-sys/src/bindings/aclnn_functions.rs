@@ -901,6 +901,72 @@ unsafe extern "C" {
     ) -> aclnnStatus;
 }
 unsafe extern "C" {
+    pub fn aclnnTanhGetWorkspaceSize(
+        self_: *const aclTensor,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnTanh(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnTanhBackwardGetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        output: *const aclTensor,
+        gradInput: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnTanhBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSiluGetWorkspaceSize(
+        self_: *const aclTensor,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSilu(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSiluBackwardGetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        self_: *const aclTensor,
+        gradInput: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSiluBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
     pub fn aclnnDivGetWorkspaceSize(
         self_: *const aclTensor,
         other: *const aclTensor,

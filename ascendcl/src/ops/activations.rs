@@ -144,3 +144,136 @@ pub fn sigmoid_backward<'a>(
         l.aclnnSigmoidBackwardGetWorkspaceSize(g, o, gi, ws, ex)
     })
 }
+
+/// `out = tanh(self)` (`aclnnTanh`). `self` may be f32, f16, bf16 or an
+/// integer/bool tensor (computed in f32); `out` is f32, f16 or bf16 of
+/// `self`'s shape (an integer `out` is refused: the float result cannot be
+/// cast into it). f64 is not taken on 910B, unlike PyTorch; and unlike
+/// `torch.tanh(x, out=y)`, `out` may have another float dtype than `self`.
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let x = DeviceBuffer::from_host(&ctx, &[0.0f32, 100.0, -100.0])?;
+/// let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 3)?;
+/// ops::tanh(&Tensor::new(&x, &[3])?, TensorMut::new(&mut y, &[3])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// assert_eq!(y.to_vec()?, vec![0.0, 1.0, -1.0]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn tanh<'a>(self_: &Tensor<'a>, out: TensorMut<'a>) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("Tanh", self_.storage.ctx)?;
+    let (s, out) = (p.input("self", self_)?, p.output("out", out)?);
+    // SAFETY: as in `softmax`.
+    p.run(Aclnn::aclnnTanh, |l, ws, ex| unsafe {
+        l.aclnnTanhGetWorkspaceSize(s, out, ws, ex)
+    })
+}
+
+/// The gradient of `tanh` given its forward `output`:
+/// `grad_input = grad_output * (1 - output²)` (`aclnnTanhBackward`,
+/// PyTorch's `tanh_backward`). `grad_output`, `output` and `grad_input`
+/// have one dtype (f32, f16, bf16 or f64; PyTorch would promote mixed ones);
+/// `grad_output` and `output` broadcast to `grad_input`'s shape.
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let g = DeviceBuffer::from_host(&ctx, &[2.0f32])?;
+/// let y = DeviceBuffer::from_host(&ctx, &[0.5f32, 0.0])?;
+/// let mut dx = DeviceBuffer::<f32>::zeroed(&ctx, 2)?;
+/// ops::tanh_backward(&Tensor::new(&g, &[1])?, &Tensor::new(&y, &[2])?, TensorMut::new(&mut dx, &[2])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// assert_eq!(dx.to_vec()?, vec![1.5, 2.0]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn tanh_backward<'a>(
+    grad_output: &Tensor<'a>,
+    output: &Tensor<'a>,
+    grad_input: TensorMut<'a>,
+) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("TanhBackward", grad_output.storage.ctx)?;
+    let (g, o, gi) = (
+        p.input("gradOutput", grad_output)?,
+        p.input("output", output)?,
+        p.output("gradInput", grad_input)?,
+    );
+    // SAFETY: as in `softmax`.
+    p.run(Aclnn::aclnnTanhBackward, |l, ws, ex| unsafe {
+        l.aclnnTanhBackwardGetWorkspaceSize(g, o, gi, ws, ex)
+    })
+}
+
+/// `out = silu(self) = self * sigmoid(self)` (`aclnnSilu`, PyTorch's
+/// `F.silu`). `self` is f32, f16 or bf16 and `out` has its dtype and shape.
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let x = DeviceBuffer::from_host(&ctx, &[0.0f32, 100.0, -100.0])?;
+/// let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 3)?;
+/// ops::silu(&Tensor::new(&x, &[3])?, TensorMut::new(&mut y, &[3])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// let y = y.to_vec()?;
+/// assert_eq!(&y[..2], &[0.0, 100.0]);
+/// assert!(y[2].abs() < 1e-40);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn silu<'a>(self_: &Tensor<'a>, out: TensorMut<'a>) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("Silu", self_.storage.ctx)?;
+    let (s, out) = (p.input("self", self_)?, p.output("out", out)?);
+    // SAFETY: as in `softmax`.
+    p.run(Aclnn::aclnnSilu, |l, ws, ex| unsafe {
+        l.aclnnSiluGetWorkspaceSize(s, out, ws, ex)
+    })
+}
+
+/// The gradient of `silu` given its forward input `self_`:
+/// `grad_input = grad_output * s * (1 + self * (1 - s))` with
+/// `s = sigmoid(self)` (`aclnnSiluBackward`, PyTorch's `silu_backward`).
+/// On 910B all three tensors have one dtype (f32, f16 or bf16) and one shape:
+/// unlike PyTorch, `grad_output` does not broadcast.
+///
+/// ```
+/// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
+/// use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+/// use ascendcl::prelude::*;
+/// let ctx = Device::open(&rt, 0)?.default_context();
+/// let stream = Stream::new(&ctx)?;
+/// let g = DeviceBuffer::from_host(&ctx, &[2.0f32, 1.0])?;
+/// let x = DeviceBuffer::from_host(&ctx, &[0.0f32, 100.0])?;
+/// let mut dx = DeviceBuffer::<f32>::zeroed(&ctx, 2)?;
+/// ops::silu_backward(&Tensor::new(&g, &[2])?, &Tensor::new(&x, &[2])?, TensorMut::new(&mut dx, &[2])?)?
+///     .launch(&stream, Workspace::none())?
+///     .wait()?;
+/// assert_eq!(dx.to_vec()?, vec![1.0, 1.0]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+pub fn silu_backward<'a>(
+    grad_output: &Tensor<'a>,
+    self_: &Tensor<'a>,
+    grad_input: TensorMut<'a>,
+) -> Result<Prepared<'a>> {
+    let mut p = Phase1::new("SiluBackward", grad_output.storage.ctx)?;
+    let (g, s, gi) = (
+        p.input("gradOutput", grad_output)?,
+        p.input("self", self_)?,
+        p.output("gradInput", grad_input)?,
+    );
+    // SAFETY: as in `softmax`.
+    p.run(Aclnn::aclnnSiluBackward, |l, ws, ex| unsafe {
+        l.aclnnSiluBackwardGetWorkspaceSize(g, s, gi, ws, ex)
+    })
+}

@@ -61,7 +61,9 @@ mod tensor;
 mod unary;
 mod workspace;
 
-pub use activations::{sigmoid, sigmoid_backward, softmax, softmax_backward};
+pub use activations::{
+    sigmoid, sigmoid_backward, silu, silu_backward, softmax, softmax_backward, tanh, tanh_backward,
+};
 pub use conv::{
     ConvGrads, GradMask, Window, convolution, convolution_backward, convolution_transposed,
     convolution_transposed_backward,
