@@ -8,6 +8,7 @@ recomputes each expectation independently in float64 with NumPy only:
                       over the trailing normalizedShape dims
   LayerNormBackward   dx = rstd (dy - mean(dy) - xhat mean(dy xhat)), dy = g w;
                       dw = sum g xhat, db = sum g over the rows
+  Mean                the mean over `dim` (every dim when it is empty)
 
 and checks the written expectation against it with the case's own
 tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
@@ -32,10 +33,13 @@ PARAMS = {
     "LayerNorm": "input normalizedShape weightOptional biasOptional eps out meanOutOptional rstdOutOptional",
     "LayerNormBackward": "gradOut input normalizedShape mean rstd weightOptional biasOptional outputMask "
                          "gradInputOut gradWeightOut gradBiasOut",
+    # ops-math v8.5.0 aclnn_mean.h:24-26
+    "Mean": "self dim keepDim dtype out",
 }
 OUTPUTS = {
     "LayerNorm": {"out", "meanOutOptional", "rstdOutOptional"},
     "LayerNormBackward": {"gradInputOut", "gradWeightOut", "gradBiasOut"},
+    "Mean": {"out"},
 }
 
 
@@ -45,6 +49,10 @@ def rows(x, k):
 
 
 def compute(op, t, ia, ba, dbl):
+    if op == "Mean":
+        x = t["self"].value()
+        dims = tuple(ia["dim"]) if ia["dim"] else tuple(range(x.ndim))
+        return {"out": x.mean(axis=dims, keepdims=ba["keepDim"])}
     k = len(ia["normalizedShape"])
     x = t["input"].value()
     shape = x.shape
@@ -88,6 +96,10 @@ def check_case(d):
                 ia[tok[1]] = [int(v) for v in tok[2].split(",")] if len(tok) > 2 else []
             elif tok[0] == "bools":
                 ba[tok[1]] = [v == "1" for v in tok[2].split(",")]
+            elif tok[0] == "bool":
+                ba[tok[1]] = tok[2] == "1"
+            elif tok[0] == "dtype":
+                pass
             elif tok[0] == "double":
                 dbl[tok[1]] = float(tok[2])
             elif tok[0] == "expect":
