@@ -68,6 +68,12 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             op_dtype(&case.dtypes["dtype"]),
             outs.remove("out").expect("out"),
         )?,
+        "Amax" => ops::amax(
+            need("self"),
+            &ints("dim"),
+            case.bools["keepDim"],
+            outs.remove("out").expect("out"),
+        )?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

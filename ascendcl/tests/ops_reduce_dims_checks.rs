@@ -1,7 +1,8 @@
 //! The argument checks of the reductions over a list of dims (norm_shape
 //! batch), as the real operators make them (each rule cited in the mock's
 //! `op_reduce_dims.c`): refused in phase 1 with the operator named; and what
-//! CANN does that PyTorch does not (an integer mean, truncated).
+//! CANN does that PyTorch does not (an integer mean, truncated; the maximum
+//! of an empty self over every dim).
 
 mod common;
 
@@ -86,6 +87,75 @@ fn mean_of_integers_is_taken_and_truncated_and_an_empty_self_gives_nan() {
         .launch(&stream, Workspace::none())?
         .wait()?;
         assert!(y.to_vec()?.iter().all(|v| v.is_nan()));
+        Ok(())
+    });
+}
+
+#[test]
+fn amax_refuses_another_out_dtype_an_empty_reduced_dim_and_a_repeated_dim() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 6)?;
+        let mut yh = DeviceBuffer::<f64>::zeroed(&ctx, 6)?;
+        let xt = Tensor::new(&x, &[2, 3])?;
+        refused(
+            "an f64 out for an f32 self",
+            "aclnnAmax",
+            ops::amax(&xt, &[1], false, TensorMut::new(&mut yh, &[2])?),
+        );
+        refused(
+            "dims 0 and -2 (the same dim twice)",
+            "aclnnAmax",
+            ops::amax(&xt, &[0, -2], false, TensorMut::new(&mut y, &[3])?),
+        );
+        refused(
+            "dim -3 of a 2-D self",
+            "aclnnAmax",
+            ops::amax(&xt, &[-3], false, TensorMut::new(&mut y, &[3])?),
+        );
+        let e = DeviceBuffer::<f32>::zeroed(&ctx, 1)?;
+        refused(
+            "reducing a dim of size 0",
+            "aclnnAmax",
+            ops::amax(
+                &Tensor::new(&e, &[2, 0])?,
+                &[1],
+                false,
+                TensorMut::new(&mut y, &[2])?,
+            ),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn amax_of_an_empty_self_over_every_dim_leaves_out_unwritten_and_int8_maxima_are_exact() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let e = DeviceBuffer::<f32>::zeroed(&ctx, 1)?;
+        let mut y = DeviceBuffer::from_host(&ctx, &[42.0f32])?;
+        ops::amax(
+            &Tensor::new(&e, &[0, 3])?,
+            &[],
+            false,
+            TensorMut::new(&mut y, &[])?,
+        )?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+        assert_eq!(y.to_vec()?, vec![42.0]);
+        let b = DeviceBuffer::from_host(&ctx, &[-128i8, 127, -5, -7])?;
+        let mut yb = DeviceBuffer::<i8>::zeroed(&ctx, 2)?;
+        ops::amax(
+            &Tensor::new(&b, &[2, 2])?,
+            &[1],
+            false,
+            TensorMut::new(&mut yb, &[2])?,
+        )?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+        assert_eq!(yb.to_vec()?, vec![127, -5]);
         Ok(())
     });
 }

@@ -9,6 +9,7 @@ recomputes each expectation independently in float64 with NumPy only:
   LayerNormBackward   dx = rstd (dy - mean(dy) - xhat mean(dy xhat)), dy = g w;
                       dw = sum g xhat, db = sum g over the rows
   Mean                the mean over `dim` (every dim when it is empty)
+  Amax                the maximum over `dim` (NaN propagating, as np.max)
 
 and checks the written expectation against it with the case's own
 tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
@@ -35,11 +36,14 @@ PARAMS = {
                          "gradInputOut gradWeightOut gradBiasOut",
     # ops-math v8.5.0 aclnn_mean.h:24-26
     "Mean": "self dim keepDim dtype out",
+    # ops-math v8.5.0 aclnn_amax.h:37-38
+    "Amax": "self dim keepDim out",
 }
 OUTPUTS = {
     "LayerNorm": {"out", "meanOutOptional", "rstdOutOptional"},
     "LayerNormBackward": {"gradInputOut", "gradWeightOut", "gradBiasOut"},
     "Mean": {"out"},
+    "Amax": {"out"},
 }
 
 
@@ -53,6 +57,10 @@ def compute(op, t, ia, ba, dbl):
         x = t["self"].value()
         dims = tuple(ia["dim"]) if ia["dim"] else tuple(range(x.ndim))
         return {"out": x.mean(axis=dims, keepdims=ba["keepDim"])}
+    if op == "Amax":
+        x = t["self"].value()
+        dims = tuple(ia["dim"]) if ia["dim"] else tuple(range(x.ndim))
+        return {"out": np.max(x, axis=dims, keepdims=ba["keepDim"])}
     k = len(ia["normalizedShape"])
     x = t["input"].value()
     shape = x.shape
@@ -124,7 +132,8 @@ def check_case(d):
         if w.shape != got.shape:
             problems.append(f"{role}: shape {got.shape} != reference {w.shape}")
             continue
-        ok = np.abs(got - w) <= float(atol) + float(rtol) * np.abs(w)
+        with np.errstate(invalid="ignore"):  # inf - inf and 0 * inf (Amax's -inf rows)
+            ok = (np.abs(got - w) <= float(atol) + float(rtol) * np.abs(w)) | (got == w) | (np.isnan(got) & np.isnan(w))
         if not ok.all():
             bad = np.argwhere(~ok)[:3]
             problems.append(f"{role}: {int((~ok).sum())} elements off, e.g. at {bad.tolist()}: "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the norm_shape batch of the third aclnn operator
-set (issue 20): LayerNorm, LayerNormBackward, Mean.
+set (issue 20): LayerNorm, LayerNormBackward, Mean, Amax.
 
 Writes one directory per case under ascendcl/tests/goldens/norm_shape/<case>/
 in the manifest format of the second set (ascendcl/tests/goldens/ops2/
@@ -27,6 +27,8 @@ a sum whose order the device chooses, so the second set's "accum" rule:
     gradWeight   sum over rows |g xhat|;  gradBias  sum over rows |g|
     Mean         the mean of |x| over the reduced dims (a mean is a sum
                  scaled once by 1/count)
+Amax is exact (rtol 0, atol 0): a maximum picks one of its inputs, and NaN
+matches NaN.
 f16/bf16 results are rounded once from an f32 accumulation (PyTorch's CPU
 opmath, the device's f32 vector path). Statistics of an f16/bf16 input are
 asked for in f32 (as torch_npu allocates them): their expectation is
@@ -260,12 +262,56 @@ def mean_cases():
         c.expect("out", out, *accum(odt, scale))
 
 
+# ---------------------------------------------------------------------------
+# Amax
+# ---------------------------------------------------------------------------
+# name, shape, dtype, layout, dims, keepDim, kind
+AMAX_SPECS = [
+    ("f32_rows", (4, 8), "f32", "contig", [1], False, "normal"),
+    ("f32_3d_dims01_keep", (3, 4, 5), "f32", "contig", [0, 1], True, "normal"),
+    ("f32_negative_dims", (2, 3, 6), "f32", "contig", [-1, -3], False, "normal"),
+    ("f32_all_dims_empty_list", (3, 5), "f32", "contig", [], False, "normal"),
+    ("f32_transposed", (6, 5), "f32", "transposed", [0], True, "normal"),
+    ("f32_sliced", (3, 6), "f32", "sliced", [1], False, "normal"),
+    ("f32_edge_values", (4, 6), "f32", "contig", [1], False, "edge"),
+    ("f32_nan_and_neg_inf", (3, 4), "f32", "contig", [1], False, "nan"),
+    ("f16_rows", (4, 16), "f16", "contig", [1], False, "edge"),
+    ("bf16_transposed", (8, 6), "bf16", "transposed", [-1], True, "edge"),
+    ("i32_rows", (3, 7), "i32", "contig", [1], False, "ints"),
+]
+
+
+def amax_cases():
+    for name, shape, dt, lay, dims, keep, kind in AMAX_SPECS:
+        cname = f"amax_{name}"
+        r = Rng(cname)
+        if kind == "ints":
+            x = r.ints(shape, -1000, 1000, dt)
+        elif kind == "edge":
+            x = r.edge(shape, dt)
+        else:
+            x = r.normal(shape, dt, 2.0)
+        if kind == "nan":
+            x = x.clone()
+            x[0, 1] = float("nan")  # row 0: NaN wins
+            x[1, :] = float("-inf")  # row 1: all -inf
+            x[2, 2] = float("-inf")
+        X = layout(x, lay)
+        c = Case(cname, "Amax")
+        c.tensor("self", X)
+        c.ints("dim", dims)
+        c.bool_("keepDim", keep)
+        out = torch.amax(X.view, dim=dims, keepdim=keep)
+        c.expect("out", out, 0.0, 0.0)
+
+
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     layer_norm_cases()
     layer_norm_backward_cases()
     mean_cases()
+    amax_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

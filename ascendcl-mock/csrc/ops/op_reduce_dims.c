@@ -12,6 +12,15 @@
  * shape (:237). Empty `dim` reduces every dimension (the ReduceMean kernel's
  * empty axes, as torch.mean(dim=[])). The mean is taken in double and
  * rounded once into out; an integer out gets it truncated.
+ *
+ * Amax (ops-math v8.5.0 math/reduce_max/op_host/op_api/aclnn_amax.h:37-38,
+ * rules from aclnn_amax.cpp): self, dim and out not null (:86-92); out of
+ * self's dtype (:107), in the 910B list (f32, f16, u8, i32, i64, i16, i8,
+ * f64, bool, bf16: :44-47); dims in [-n, n) with a 0-d self as 1-d
+ * (:127-131), a reduced dim of a non-0-d self not of size 0 (:133-136),
+ * none repeated (:139-142); empty `dim` reduces every dim (:68-70); out of
+ * the reduced shape (:157); an empty self leaves out as it is (:189-193).
+ * The maximum propagates NaN, as torch.amax.
  */
 #include "op_internal.h"
 #include "op_elementwise.h"
@@ -20,11 +29,14 @@
 #include <stdlib.h>
 
 enum { IP_X, IP_OUT, IP_MODE, IP_EMPTY, IP_MASK };
-enum { MODE_MEAN, MODE_AMAX };
+enum { MODE_MEAN, MODE_AMAX, MODE_NOTHING };
 
 /* aclnn_mean.cpp:57-60 (910B); the mock has no complex dtypes */
 static const int32_t DT_MEAN_910B[] = {ACL_FLOAT, ACL_INT32, ACL_INT64,  ACL_FLOAT16, ACL_INT16,
                                        ACL_INT8,  ACL_UINT8, ACL_DOUBLE, ACL_BF16,    -1};
+/* aclnn_amax.cpp:44-47 (910B) */
+static const int32_t DT_AMAX_910B[] = {ACL_FLOAT, ACL_FLOAT16, ACL_UINT8,  ACL_INT32, ACL_INT64,
+                                       ACL_INT16, ACL_INT8,    ACL_DOUBLE, ACL_BOOL,  ACL_BF16, -1};
 
 static bool dtype_in(int32_t dt, const int32_t *list)
 {
@@ -42,6 +54,9 @@ static void k_reduce_dims(const mk_job *j, void *const *bufs)
     const void *xb = bufs[j->ip[IP_X]];
     void *ob = bufs[j->ip[IP_OUT]];
     int mode = (int)j->ip[IP_MODE];
+    if (mode == MODE_NOTHING) {
+        return;
+    }
     int64_t *oo = view_offsets(o);
     int64_t no = numel(o);
     if (!ob || (no && !oo)) {
@@ -188,3 +203,30 @@ OPS_EXPORT aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const ac
     return ph1_end(&p, workspaceSize, executor);
 }
 OP_PHASE2(Mean)
+
+OPS_EXPORT aclnnStatus aclnnAmaxGetWorkspaceSize(const aclTensor *self, const aclIntArray *dim, bool keepDim,
+                                                 aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    ph1 p;
+    ph1_begin(&p, MK_FN(aclnnAmaxGetWorkspaceSize), "aclnnAmax");
+    ph1_arg_tensor(&p, "self", self);
+    ph1_arg_ints(&p, "dim", dim);
+    ph1_arg_i64(&p, "keepDim", keepDim);
+    ph1_arg_tensor(&p, "out", out);
+    bool mask[MK_MAX_DIMS] = {false};
+    int64_t od[MK_MAX_DIMS];
+    uint32_t nd = 0;
+    if (need_tensor(&p, self, "self") && need_ints(&p, dim, "dim") && need_tensor(&p, out, "out") &&
+        check_same_dtype(&p, out, "out", self, "self") && check_dtype(&p, self, "self", DT_AMAX_910B) &&
+        reduce_dims(&p, self, dim, keepDim, true, mask, od, &nd) && check_shape(&p, out, "out", od, nd) &&
+        make_exec(&p, k_reduce_dims, 0)) {
+        p.e->job.ip[IP_X] = add_in(&p, self);
+        p.e->job.ip[IP_OUT] = add_out(&p, out);
+        p.e->job.ip[IP_MODE] = numel(&self->v) == 0 ? MODE_NOTHING : MODE_AMAX;
+        for (uint32_t d = 0; d < self->v.ndim; d++) {
+            p.e->job.ip[IP_MASK + d] = mask[d];
+        }
+    }
+    return ph1_end(&p, workspaceSize, executor);
+}
+OP_PHASE2(Amax)

@@ -91,4 +91,4 @@ pub use unary::{exp, log, neg, rsqrt, sqrt};
 pub use workspace::Workspace;
 // operators III, norm_shape batch
 pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
-pub use reduce_dims::mean;
+pub use reduce_dims::{amax, mean};
