@@ -71,6 +71,8 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     // operators III, norm_shape batch
     "aclnnop/aclnn_layer_norm.h",
     "aclnnop/aclnn_layer_norm_backward.h",
+    "aclnnop/aclnn_mean.h",
+    "aclnnop/aclnn_amax.h",
     // operators III, activations batch
     "aclnnop/aclnn_softmax.h",
     "aclnnop/aclnn_softmax_backward.h",

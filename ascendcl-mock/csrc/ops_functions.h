@@ -43,6 +43,7 @@
     /* operators III, norm_shape batch */                                                                      \
     X(aclnnLayerNormGetWorkspaceSize) X(aclnnLayerNorm)                                                        \
     X(aclnnLayerNormBackwardGetWorkspaceSize) X(aclnnLayerNormBackward) \
+    X(aclnnMeanGetWorkspaceSize) X(aclnnMean) X(aclnnAmaxGetWorkspaceSize) X(aclnnAmax) \
     /* operators III, batch "activations" */ X(aclnnSoftmaxGetWorkspaceSize) X(aclnnSoftmax) \
     X(aclnnSoftmaxBackwardGetWorkspaceSize) X(aclnnSoftmaxBackward) \
     X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward) \

@@ -9,7 +9,7 @@ mod common;
 mod ops_goldens_common;
 
 use ascendcl::ops::{self, GradMask, LayerNormStats, Prepared};
-use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
+use ops_goldens_common::{Case, Uploaded, counts, op_dtype, run_goldens, set_root, split};
 
 fn mask(case: &Case) -> GradMask {
     let m = &case.bool_lists["outputMask"];
@@ -60,6 +60,19 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             outs.remove("gradInputOut"),
             outs.remove("gradWeightOut"),
             outs.remove("gradBiasOut"),
+        )?,
+        "Mean" => ops::mean(
+            need("self"),
+            &ints("dim"),
+            case.bools["keepDim"],
+            op_dtype(&case.dtypes["dtype"]),
+            outs.remove("out").expect("out"),
+        )?,
+        "Amax" => ops::amax(
+            need("self"),
+            &ints("dim"),
+            case.bools["keepDim"],
+            outs.remove("out").expect("out"),
         )?,
         other => panic!("{}: unknown op {other}", case.name),
     })

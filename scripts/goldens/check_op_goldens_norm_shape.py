@@ -8,6 +8,8 @@ recomputes each expectation independently in float64 with NumPy only:
                       over the trailing normalizedShape dims
   LayerNormBackward   dx = rstd (dy - mean(dy) - xhat mean(dy xhat)), dy = g w;
                       dw = sum g xhat, db = sum g over the rows
+  Mean                the mean over `dim` (every dim when it is empty)
+  Amax                the maximum over `dim` (NaN propagating, as np.max)
 
 and checks the written expectation against it with the case's own
 tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
@@ -32,10 +34,16 @@ PARAMS = {
     "LayerNorm": "input normalizedShape weightOptional biasOptional eps out meanOutOptional rstdOutOptional",
     "LayerNormBackward": "gradOut input normalizedShape mean rstd weightOptional biasOptional outputMask "
                          "gradInputOut gradWeightOut gradBiasOut",
+    # ops-math v8.5.0 aclnn_mean.h:24-26
+    "Mean": "self dim keepDim dtype out",
+    # ops-math v8.5.0 aclnn_amax.h:37-38
+    "Amax": "self dim keepDim out",
 }
 OUTPUTS = {
     "LayerNorm": {"out", "meanOutOptional", "rstdOutOptional"},
     "LayerNormBackward": {"gradInputOut", "gradWeightOut", "gradBiasOut"},
+    "Mean": {"out"},
+    "Amax": {"out"},
 }
 
 
@@ -45,6 +53,14 @@ def rows(x, k):
 
 
 def compute(op, t, ia, ba, dbl):
+    if op == "Mean":
+        x = t["self"].value()
+        dims = tuple(ia["dim"]) if ia["dim"] else tuple(range(x.ndim))
+        return {"out": x.mean(axis=dims, keepdims=ba["keepDim"])}
+    if op == "Amax":
+        x = t["self"].value()
+        dims = tuple(ia["dim"]) if ia["dim"] else tuple(range(x.ndim))
+        return {"out": np.max(x, axis=dims, keepdims=ba["keepDim"])}
     k = len(ia["normalizedShape"])
     x = t["input"].value()
     shape = x.shape
@@ -88,6 +104,10 @@ def check_case(d):
                 ia[tok[1]] = [int(v) for v in tok[2].split(",")] if len(tok) > 2 else []
             elif tok[0] == "bools":
                 ba[tok[1]] = [v == "1" for v in tok[2].split(",")]
+            elif tok[0] == "bool":
+                ba[tok[1]] = tok[2] == "1"
+            elif tok[0] == "dtype":
+                pass
             elif tok[0] == "double":
                 dbl[tok[1]] = float(tok[2])
             elif tok[0] == "expect":
@@ -112,7 +132,8 @@ def check_case(d):
         if w.shape != got.shape:
             problems.append(f"{role}: shape {got.shape} != reference {w.shape}")
             continue
-        ok = np.abs(got - w) <= float(atol) + float(rtol) * np.abs(w)
+        with np.errstate(invalid="ignore"):  # inf - inf and 0 * inf (Amax's -inf rows)
+            ok = (np.abs(got - w) <= float(atol) + float(rtol) * np.abs(w)) | (got == w) | (np.isnan(got) & np.isnan(w))
         if not ok.all():
             bad = np.argwhere(~ok)[:3]
             problems.append(f"{role}: {int((~ok).sum())} elements off, e.g. at {bad.tolist()}: "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the norm_shape batch of the third aclnn operator
-set (issue 20): LayerNorm, LayerNormBackward.
+set (issue 20): LayerNorm, LayerNormBackward, Mean, Amax.
 
 Writes one directory per case under ascendcl/tests/goldens/norm_shape/<case>/
 in the manifest format of the second set (ascendcl/tests/goldens/ops2/
@@ -25,6 +25,10 @@ a sum whose order the device chooses, so the second set's "accum" rule:
                  std so no cancellation widens it)
     gradInput    rstd * (|g w| + mean|g w| + |xhat| mean|g w xhat|)
     gradWeight   sum over rows |g xhat|;  gradBias  sum over rows |g|
+    Mean         the mean of |x| over the reduced dims (a mean is a sum
+                 scaled once by 1/count)
+Amax is exact (rtol 0, atol 0): a maximum picks one of its inputs, and NaN
+matches NaN.
 f16/bf16 results are rounded once from an f32 accumulation (PyTorch's CPU
 opmath, the device's f32 vector path). Statistics of an f16/bf16 input are
 asked for in f32 (as torch_npu allocates them): their expectation is
@@ -62,6 +66,9 @@ class Case(g2.Case):
         self.lines = [f"op {op}"]
         self.files = {}
         CASES[name] = self
+
+    def dtype(self, name, dt):
+        self.lines.append(f"dtype {name} {dt}")
 
     def write(self):
         d = os.path.join(OUT, self.name)
@@ -216,11 +223,95 @@ def layer_norm_backward_cases():
             c.expect(role, res[i], *accum(dt, s))
 
 
+# ---------------------------------------------------------------------------
+# Mean
+# ---------------------------------------------------------------------------
+# name, shape, dtype, layout, dims, keepDim, op dtype (the result's too), kind
+MEAN_SPECS = [
+    ("f32_rows", (4, 8), "f32", "contig", [1], False, "f32", "normal"),
+    ("f32_3d_dims02_keep", (3, 4, 5), "f32", "contig", [0, 2], True, "f32", "normal"),
+    ("f32_negative_dim", (2, 3, 6), "f32", "contig", [-1], False, "f32", "normal"),
+    ("f32_all_dims_empty_list", (3, 5), "f32", "contig", [], False, "f32", "normal"),
+    ("f32_all_dims_empty_list_keep", (2, 3, 4), "f32", "contig", [], True, "f32", "normal"),
+    ("f32_transposed", (6, 5), "f32", "transposed", [0], False, "f32", "normal"),
+    ("f32_sliced", (3, 6), "f32", "sliced", [1], True, "f32", "normal"),
+    ("f32_large_offset", (4, 64), "f32", "contig", [1], False, "f32", "offset"),
+    ("f16_rows", (4, 16), "f16", "contig", [1], False, "f16", "normal"),
+    ("f16_to_f32", (6, 5), "f16", "transposed", [0], True, "f32", "normal"),
+    ("bf16_rows", (4, 16), "bf16", "contig", [-1], False, "bf16", "normal"),
+    ("bf16_to_f32_all", (3, 4, 2), "bf16", "sliced", [0, 1, 2], False, "f32", "normal"),
+]
+
+
+def mean_cases():
+    for name, shape, dt, lay, dims, keep, odt, kind in MEAN_SPECS:
+        cname = f"mean_{name}"
+        r = Rng(cname)
+        x = r.normal(shape, dt, 1.5)
+        if kind == "offset":
+            x = (x.float() + 1000.0).to(DTYPES[dt])
+        X = layout(x, lay)
+        c = Case(cname, "Mean")
+        c.tensor("self", X)
+        c.ints("dim", dims)
+        c.bool_("keepDim", keep)
+        c.dtype("dtype", odt)
+        out = torch.mean(X.view, dim=dims, keepdim=keep, dtype=DTYPES[odt])
+        red = dims if dims else list(range(len(shape)))
+        scale = X.view.double().abs().mean(dim=red).max().item()
+        c.expect("out", out, *accum(odt, scale))
+
+
+# ---------------------------------------------------------------------------
+# Amax
+# ---------------------------------------------------------------------------
+# name, shape, dtype, layout, dims, keepDim, kind
+AMAX_SPECS = [
+    ("f32_rows", (4, 8), "f32", "contig", [1], False, "normal"),
+    ("f32_3d_dims01_keep", (3, 4, 5), "f32", "contig", [0, 1], True, "normal"),
+    ("f32_negative_dims", (2, 3, 6), "f32", "contig", [-1, -3], False, "normal"),
+    ("f32_all_dims_empty_list", (3, 5), "f32", "contig", [], False, "normal"),
+    ("f32_transposed", (6, 5), "f32", "transposed", [0], True, "normal"),
+    ("f32_sliced", (3, 6), "f32", "sliced", [1], False, "normal"),
+    ("f32_edge_values", (4, 6), "f32", "contig", [1], False, "edge"),
+    ("f32_nan_and_neg_inf", (3, 4), "f32", "contig", [1], False, "nan"),
+    ("f16_rows", (4, 16), "f16", "contig", [1], False, "edge"),
+    ("bf16_transposed", (8, 6), "bf16", "transposed", [-1], True, "edge"),
+    ("i32_rows", (3, 7), "i32", "contig", [1], False, "ints"),
+]
+
+
+def amax_cases():
+    for name, shape, dt, lay, dims, keep, kind in AMAX_SPECS:
+        cname = f"amax_{name}"
+        r = Rng(cname)
+        if kind == "ints":
+            x = r.ints(shape, -1000, 1000, dt)
+        elif kind == "edge":
+            x = r.edge(shape, dt)
+        else:
+            x = r.normal(shape, dt, 2.0)
+        if kind == "nan":
+            x = x.clone()
+            x[0, 1] = float("nan")  # row 0: NaN wins
+            x[1, :] = float("-inf")  # row 1: all -inf
+            x[2, 2] = float("-inf")
+        X = layout(x, lay)
+        c = Case(cname, "Amax")
+        c.tensor("self", X)
+        c.ints("dim", dims)
+        c.bool_("keepDim", keep)
+        out = torch.amax(X.view, dim=dims, keepdim=keep)
+        c.expect("out", out, 0.0, 0.0)
+
+
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     layer_norm_cases()
     layer_norm_backward_cases()
+    mean_cases()
+    amax_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

@@ -382,6 +382,17 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     aclTensor *gradWeightOut, aclTensor *gradBiasOut, uint64_t *workspaceSize,
     aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnLayerNormBackward);
+/* Mean over the dims in `dim` (all of them when it is empty), computed in
+ * `dtype` and cast to out (ops-math v8.5.0 math/reduce_mean/op_api/aclnn_mean.h:24-26). */
+aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const aclIntArray *dim, bool keepDim,
+                                      aclDataType dtype, aclTensor *out, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMean);
+/* Maximum over the dims in `dim` (all of them when it is empty); out has
+ * self's dtype (ops-math v8.5.0 math/reduce_max/op_host/op_api/aclnn_amax.h:37-38). */
+aclnnStatus aclnnAmaxGetWorkspaceSize(const aclTensor *self, const aclIntArray *dim, bool keepDim,
+                                      aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnAmax);
 /* ------------------------------------------- end of the norm_shape batch */
 /* ---- operators III, batch "activations": softmax, sigmoid, tanh, GELU, SiLU
  * and their gradients. Parameter lists as in hicann/ops-nn v8.5.0 (ops-math for

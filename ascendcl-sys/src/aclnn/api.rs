@@ -302,6 +302,14 @@ aclnn_functions! {
     op fn aclnnLayerNormBackwardGetWorkspaceSize(gradOut: *const aclTensor, input: *const aclTensor, normalizedShape: *const aclIntArray, mean: *const aclTensor, rstd: *const aclTensor, weightOptional: *const aclTensor, biasOptional: *const aclTensor, outputMask: *const aclBoolArray, gradInputOut: *mut aclTensor, gradWeightOut: *mut aclTensor, gradBiasOut: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of LayerNormBackward.
     op fn aclnnLayerNormBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the mean over a list of dims.
+    op fn aclnnMeanGetWorkspaceSize(self_: *const aclTensor, dim: *const aclIntArray, keepDim: bool, dtype: aclDataType, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Mean.
+    op fn aclnnMean(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the maximum over a list of dims.
+    op fn aclnnAmaxGetWorkspaceSize(self_: *const aclTensor, dim: *const aclIntArray, keepDim: bool, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Amax.
+    op fn aclnnAmax(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---- operators III, batch "activations"
     /// Phase 1 of softmax along one dim.
     op fn aclnnSoftmaxGetWorkspaceSize(self_: *const aclTensor, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;

@@ -833,6 +833,43 @@ unsafe extern "C" {
     ) -> aclnnStatus;
 }
 unsafe extern "C" {
+    pub fn aclnnMeanGetWorkspaceSize(
+        self_: *const aclTensor,
+        dim: *const aclIntArray,
+        keepDim: bool,
+        dtype: aclDataType,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnMean(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAmaxGetWorkspaceSize(
+        self_: *const aclTensor,
+        dim: *const aclIntArray,
+        keepDim: bool,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAmax(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
     pub fn aclnnSoftmaxGetWorkspaceSize(
         self_: *const aclTensor,
         dim: i64,

@@ -55,6 +55,7 @@ mod overlap;
 mod pending;
 mod phase1;
 mod prepared;
+mod reduce_dims;
 mod repeatable;
 mod scalar;
 mod tensor;
@@ -92,3 +93,4 @@ pub use unary::{exp, isfinite, log, neg, rsqrt, sqrt};
 pub use workspace::Workspace;
 // operators III, norm_shape batch
 pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
+pub use reduce_dims::{amax, mean};
