@@ -261,54 +261,43 @@ impl Drop for EventInner {
     }
 }
 
-/// A pooled `ACL_EVENT_SYNC` event marking the end of queued work on one
-/// stream; used to track buffer use. Returned to its context's pool on drop.
-pub(crate) struct Marker {
+/// A pooled `ACL_EVENT_SYNC` event recorded at the tail of a stream when some
+/// party has to wait for work queued there (see [`crate::lane`]). Returned to
+/// its context's pool on drop.
+pub(crate) struct TailEvent {
     ctx: Context,
     raw: aclrtEvent,
-    pub(crate) stream_id: u64,
 }
 
 // SAFETY: event handles are identifiers ACL accepts from any thread.
-unsafe impl Send for Marker {}
-// SAFETY: as above; nothing is mutated through `&Marker`.
-unsafe impl Sync for Marker {}
+unsafe impl Send for TailEvent {}
+// SAFETY: as above; nothing is mutated through `&TailEvent`.
+unsafe impl Sync for TailEvent {}
 
-impl Marker {
-    /// Takes a pooled event (before queuing work, so failing here queues nothing).
-    pub(crate) fn take(ctx: &Context) -> Result<Marker> {
-        Ok(Marker {
+impl TailEvent {
+    /// Takes a pooled event of `ctx` and records it at the end of `raw_stream`
+    /// (a stream of `ctx`, which must be current).
+    pub(crate) fn record(
+        ctx: &Context,
+        raw_stream: ascendcl_sys::aclrtStream,
+    ) -> Result<TailEvent> {
+        let event = TailEvent {
             ctx: ctx.clone(),
             raw: ctx.take_pooled_event()?,
-            stream_id: 0,
-        })
-    }
-
-    /// Records the marker at the end of `stream`.
-    pub(crate) fn record(
-        &mut self,
-        stream: &Stream,
-        raw_stream: ascendcl_sys::aclrtStream,
-    ) -> Result<()> {
-        let lib = self.ctx.lib();
+        };
+        let lib = ctx.lib();
         // SAFETY: a live pooled event and a live stream of the current context.
         check(lib, "aclrtRecordEvent", unsafe {
-            lib.aclrtRecordEvent(self.raw, raw_stream)
+            lib.aclrtRecordEvent(event.raw, raw_stream)
         })?;
-        self.stream_id = stream.inner.id;
-        Ok(())
+        Ok(event)
     }
 
     pub(crate) fn raw(&self) -> aclrtEvent {
         self.raw
     }
 
-    /// The context the marker (and the stream it was recorded on) belongs to.
-    pub(crate) fn context(&self) -> &Context {
-        &self.ctx
-    }
-
-    /// Waits for the marked work.
+    /// Waits for the work before the event.
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.ctx.bind()?;
         let lib = self.ctx.lib();
@@ -318,7 +307,7 @@ impl Marker {
         })
     }
 
-    /// Whether the marked work is done.
+    /// Whether the work before the event is done.
     pub(crate) fn is_complete(&self) -> Result<bool> {
         self.ctx.bind()?;
         let lib = self.ctx.lib();
@@ -331,7 +320,7 @@ impl Marker {
     }
 }
 
-impl Drop for Marker {
+impl Drop for TailEvent {
     fn drop(&mut self) {
         self.ctx.return_pooled_event(self.raw);
     }

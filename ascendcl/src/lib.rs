@@ -161,6 +161,7 @@ mod device;
 pub mod error;
 mod event;
 pub mod hccl;
+mod lane;
 mod latest_markers;
 mod memory;
 #[cfg(feature = "mock")]

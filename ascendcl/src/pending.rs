@@ -2,13 +2,12 @@
 
 use crate::deferred;
 use crate::error::Result;
-use crate::event::Marker;
+use crate::lane::QueuedAt;
 use crate::memory::{DeviceMemory, Tracked};
 pub use crate::queued::Detached;
 use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
-use std::sync::Arc;
 
 /// An asynchronous operation that may still be running on its stream.
 ///
@@ -48,12 +47,12 @@ impl<D: Tracked + ?Sized> std::fmt::Debug for Pending<'_, D> {
 impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     pub(crate) fn new(
         stream: &'a Stream,
-        marker: Arc<Marker>,
+        at: QueuedAt,
         source: Option<&'a UseTracker>,
         destination: &'a mut D,
     ) -> Self {
         Pending {
-            queued: Queued::new(stream, &marker),
+            queued: Queued::new(stream, &at),
             source,
             destination,
         }
@@ -64,10 +63,11 @@ impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
         self.queued.stream()
     }
 
-    /// Whether the operation has finished, without waiting. Once the
-    /// buffers have been used again it can only ask whether the whole stream
-    /// is idle, so it may say `false` for a finished operation followed by
-    /// unfinished work on the same stream; it never says `true` too early.
+    /// Whether the operation has finished, without waiting. It asks the
+    /// stream's latest tail event if that one covers the operation, else
+    /// records one (a single runtime call, shared by everything waiting on
+    /// the stream). It never says `true` too early; it may say `false` while
+    /// work queued after the operation but before that event still runs.
     pub fn is_complete(&self) -> Result<bool> {
         self.queued.is_complete()
     }

@@ -1,11 +1,11 @@
 //! What every guard of queued work ([`Pending`](crate::Pending),
 //! [`OpPending`](crate::ops::OpPending)) knows: its stream and, until it is
-//! waited on or detached, the marker recorded after the work.
+//! waited on or detached, the work's position in that stream.
 
 use std::sync::{Arc, Weak};
 
 use crate::error::Result;
-use crate::event::Marker;
+use crate::lane::{Lane, QueuedAt};
 use crate::stream::{Stream, StreamInner};
 use crate::tracker::UseTracker;
 
@@ -51,8 +51,10 @@ use crate::tracker::UseTracker;
 pub struct Detached {
     /// The stream, not kept alive (see the type's docs).
     stream: Weak<StreamInner>,
-    /// `None` once waited for (or when the guard was already settled).
-    marker: Option<Weak<Marker>>,
+    /// The operation's position; `None` once waited for (or when the guard
+    /// was already settled). The lane lives as long as the stream handle or
+    /// a tracker that remembers the operation.
+    at: Option<(Weak<Lane>, u64)>,
 }
 
 impl std::fmt::Debug for Detached {
@@ -71,20 +73,16 @@ impl Detached {
     }
 
     /// Whether the operation has finished, without waiting. Never `true`
-    /// too early; may say `false` for a finished operation whose buffers
-    /// were used again on its stream (it then asks whether the stream is idle).
+    /// too early.
     pub fn is_complete(&self) -> Result<bool> {
-        let Some(weak) = &self.marker else {
+        let Some((lane, position)) = &self.at else {
             return Ok(true);
         };
-        if let Some(marker) = weak.upgrade() {
-            return marker.is_complete();
-        }
-        match self.stream() {
-            Some(stream) => stream.query(),
-            // Destroyed: the destroy waited for its work; one that failed
-            // parked its error, reported here rather than a `true` that
-            // could be too early.
+        match lane.upgrade() {
+            Some(lane) => lane.is_complete(*position),
+            // The stream is destroyed and nothing remembers the operation:
+            // the destroy waited for it; one that failed parked its error,
+            // reported here rather than a `true` that could be too early.
             None => crate::deferred::check_parked().map(|()| true),
         }
     }
@@ -94,49 +92,38 @@ impl Detached {
     /// finished; an error parked elsewhere is reported only after the wait,
     /// so this never returns while the operation may still be queued
     /// (unless the wait itself failed). The buffers learn that it finished
-    /// at their next access (a cheap check of a completed event).
+    /// at their next access, with no runtime call.
     pub fn wait(mut self) -> Result<()> {
         self.wait_queued()?;
         crate::deferred::check_parked()
     }
 
     fn wait_queued(&mut self) -> Result<()> {
-        let Some(weak) = self.marker.take() else {
+        let Some((lane, position)) = self.at.take() else {
             return Ok(());
         };
-        if let Some(marker) = weak.upgrade() {
-            crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
-            return marker.synchronize();
-        }
-        // A vanished marker was waited for or covered by a later use of the
-        // buffers: the stream has passed the operation once it is idle (or
-        // once it is destroyed, which waited for it; a failed destroy
-        // parked its error, which `wait` reports).
-        match self.stream() {
-            Some(stream) => stream.synchronize_queued(),
+        match lane.upgrade() {
+            Some(lane) => lane.wait(position),
+            // Destroyed, which waited for it (a failed destroy parked its
+            // error, which `wait` reports).
             None => Ok(()),
         }
     }
 }
 
-/// A queued operation seen from its guard.
-///
-/// The marker is held weakly: the buffers' trackers own it, so a leaked
-/// guard leaks nothing that keeps a context alive. A marker that is gone was
-/// either waited for or covered by a later use of the buffers (possibly on
-/// another stream, possibly not finished), so then the stream itself is
-/// waited for: it is past the operation once everything queued on it before
-/// now has finished.
+/// A queued operation seen from its guard: the stream is borrowed, so its
+/// lane is alive and the position is enough to wait for exactly this work.
 pub(crate) struct Queued<'a> {
     stream: &'a Stream,
-    marker: Option<Weak<Marker>>,
+    position: Option<u64>,
 }
 
 impl<'a> Queued<'a> {
-    pub(crate) fn new(stream: &'a Stream, marker: &Arc<Marker>) -> Self {
+    pub(crate) fn new(stream: &'a Stream, at: &QueuedAt) -> Self {
+        debug_assert!(Arc::ptr_eq(&stream.inner.lane, &at.lane));
         Queued {
             stream,
-            marker: Some(Arc::downgrade(marker)),
+            position: Some(at.position),
         }
     }
 
@@ -146,18 +133,14 @@ impl<'a> Queued<'a> {
 
     /// Whether the guard has been waited on or detached.
     pub(crate) fn is_settled(&self) -> bool {
-        self.marker.is_none()
+        self.position.is_none()
     }
 
-    /// Whether the operation has finished; never `true` too early (a
-    /// vanished marker asks whether the whole stream is idle).
+    /// Whether the operation has finished; never `true` too early.
     pub(crate) fn is_complete(&self) -> Result<bool> {
-        let Some(weak) = &self.marker else {
-            return Ok(true);
-        };
-        match weak.upgrade() {
-            Some(marker) => marker.is_complete(),
-            None => self.stream.query(),
+        match self.position {
+            None => Ok(true),
+            Some(position) => self.stream.inner.lane.is_complete(position),
         }
     }
 
@@ -166,27 +149,34 @@ impl<'a> Queued<'a> {
     pub(crate) fn take_detached(&mut self) -> Detached {
         Detached {
             stream: Arc::downgrade(&self.stream.inner),
-            marker: self.marker.take(),
+            at: self
+                .position
+                .take()
+                .map(|p| (Arc::downgrade(&self.stream.inner.lane), p)),
         }
     }
 
     /// Waits until the stream has passed the operation, then tells
-    /// `trackers` that its marker finished. On failure the trackers keep the
-    /// marker: later accesses wait again.
+    /// `trackers` so. On failure the trackers keep it: later accesses wait
+    /// again.
     pub(crate) fn finish<'t>(
         &mut self,
         trackers: impl IntoIterator<Item = &'t UseTracker>,
     ) -> Result<()> {
-        let Some(weak) = self.marker.take() else {
+        let Some(position) = self.position.take() else {
             return Ok(());
         };
-        let Some(marker) = weak.upgrade() else {
-            return self.stream.synchronize_queued();
+        let lane = &self.stream.inner.lane;
+        if let Err(error) = lane.wait(position) {
+            self.position = Some(position);
+            return Err(error);
+        }
+        let at = QueuedAt {
+            lane: lane.clone(),
+            position,
         };
-        crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
-        marker.synchronize()?;
         for tracker in trackers {
-            tracker.finished(&marker);
+            tracker.finished(&at);
         }
         Ok(())
     }

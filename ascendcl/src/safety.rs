@@ -18,15 +18,30 @@
 //!
 //! ## The rules every queued operation follows
 //!
+//! * **A use is a position, not an event.** Launching records no event (a
+//!   safe launch makes the runtime calls the raw launch makes): each stream
+//!   handle counts the launches queued on it, and a use is remembered as
+//!   (stream, position). The position is taken under the stream's own lock
+//!   together with the launch, so positions follow the stream's real order
+//!   even when several threads queue on one stream.
+//! * **One event when someone waits.** An event is recorded only when a
+//!   party has to wait for a position (another stream ordered after it, a
+//!   host access, a free, a guard's `wait` or `is_complete`), at the stream's
+//!   tail at that moment, under the same lock as the positions: it covers
+//!   every position queued before it. It is cached per stream, so every
+//!   buffer waiting on that stream shares it; a host wait that returns
+//!   advances the stream's completed position, and uses at or before it are
+//!   then known finished with no further call. (Stream order makes this
+//!   sound: an event completes only after everything queued before it.)
 //! * **One critical section.** Under the locks of every tracker it touches
 //!   (taken in address order), an operation on stream `S`: makes `S` wait
-//!   (an event wait) for each conflicting use on another stream of the same
-//!   context, is queued, has a marker event recorded after it, and is added
-//!   to each tracker. Another thread sees all of that or none of it, so no
-//!   use is ever lost.
+//!   (an event wait on the other stream's tail event) for each conflicting
+//!   use on another stream of the same context, is queued and given its
+//!   position, and is added to each tracker. Another thread sees all of that
+//!   or none of it, so no use is ever lost.
 //! * **No lock is held across a wait for the device.** A conflicting use
 //!   that `S` cannot wait on with an event (on another context or device, or
-//!   work without a marker) is waited for on the host *before* the critical
+//!   one no event can be recorded for) is waited for on the host *before* the critical
 //!   section, with every tracker unlocked; then the critical section starts
 //!   again from a fresh look at the trackers. Inside it only calls that
 //!   return at once are made. So a host callback, or another rank's thread,
@@ -35,7 +50,8 @@
 //!   (a write needs the exclusive access the queuing thread holds), and
 //!   reads conflict only with a write. A collective takes its
 //!   communicator's lock inside the critical section, around the HCCL call
-//!   alone (lock order: trackers, then communicator).
+//!   alone (lock order: trackers, then a stream's positions, then
+//!   communicator; a stream's lock is never held while another's is taken).
 //! * **A stream is the runtime's stream.** The checks "is this use on my
 //!   stream?" and "is this callback on the stream it waits for?" compare
 //!   stream identities: a created stream's is its own, every
@@ -44,7 +60,7 @@
 //! * **Reads share, writes exclude.** Two reads do not conflict: a buffer
 //!   keeps at most one read per stream (a later read on a stream covers an
 //!   earlier one by stream order). A write conflicts with everything; once it
-//!   is ordered after every earlier use, its marker stands for all of them.
+//!   is ordered after every earlier use, its position stands for all of them.
 //! * **Host access waits first.** A shared access (`Deref` of a
 //!   [`HostBuffer`](crate::HostBuffer), a synchronous copy *from* device
 //!   memory) waits for queued writes; an exclusive access, a free, an unmap
@@ -55,27 +71,28 @@
 //!   wait saw it complete, or when a later write covers it; a failed wait
 //!   forgets nothing.
 //! * **`Pending` means what it says.** [`Pending::wait`](crate::Pending::wait)
-//!   waits for the operation's marker; if the buffers no longer hold that
-//!   marker (a later use covered it), it waits for its stream instead, which
-//!   has passed the operation only once everything queued before has run.
+//!   waits for an event covering the operation's own position (recording
+//!   one if none does), whatever was queued since.
 //! * **One mapping per physical allocation.** A second live mapping of the
 //!   same [`PhysicalMemory`](crate::vmm::PhysicalMemory) is refused
 //!   ([`Error::AlreadyMapped`](crate::Error::AlreadyMapped)): two mappings
 //!   would be two trackers for the same bytes.
 //!
 //! The protocol is model-checked: a unit test explores every interleaving of
-//! host threads, stream heads and event waits over the trackers' own code,
-//! and finds the lost use of the previous single-slot design.
+//! host threads, stream heads, lazy event records and event waits over the
+//! trackers' own code, and finds the bugs planted in it (a position taken
+//! outside the launch's critical section; the lost use of the earlier
+//! single-slot design).
 //!
 //! ## Why leaking a guard is safe
 //!
 //! Forgetting a `Pending` only ends its borrows early. The operation is in
 //! its buffers' trackers, so the next host access, free or use on another
-//! stream waits for it or is ordered after it. The guard holds its marker
-//! weakly, so forgetting it leaks nothing. Forgetting a *buffer* leaks its
+//! stream waits for it or is ordered after it. The guard holds only the
+//! operation's position, so forgetting it leaks nothing. Forgetting a *buffer* leaks its
 //! memory, which is safe. [`Pending::detach`](crate::Pending::detach) is the
 //! same thing said on purpose: the [`Detached`](crate::Detached) handle it
-//! returns borrows nothing and only *reads* the marker (to wait or poll), so
+//! returns borrows nothing and only *reads* the position (to wait or poll), so
 //! it cannot weaken the trackers; it is how pipelines keep several transfers
 //! in flight. A view of part of a buffer (`HostBuffer::slice`, device
 //! `slice`) records its uses on the whole buffer's tracker: conservative,
@@ -87,11 +104,13 @@
 //!   operator's phase 2 that fails is treated as possibly queued in part (a
 //!   launch may queue several kernels before one fails): it is tracked like a
 //!   success.
-//! * The marker cannot be recorded after the operation was queued: each
-//!   tracker keeps an *unmarked* use naming the stream's context, and only a
-//!   device-wide synchronize of **that** device removes it. (A stream
-//!   synchronize is never taken as proof: it returns at once on persistent
-//!   and CPU-scheduled streams, which is why tracked work refuses them.)
+//! * No event can be taken or recorded for a position when a wait needs one
+//!   (or the stream was destroyed and the event recorded before its destroy
+//!   failed): only a device-wide synchronize of **that** stream's device
+//!   proves the work finished, and until one succeeds the use stays and
+//!   every access fails. (A stream synchronize is never taken as proof: it
+//!   returns at once on persistent and CPU-scheduled streams, which is why
+//!   tracked work refuses them.)
 //! * A wait fails: the use stays, and every later access waits again (and
 //!   fails again) until a wait succeeds. [`HostBuffer::as_slice`](crate::HostBuffer::as_slice)
 //!   returns the error; `Deref`, which cannot, tries a device-wide wait of
@@ -117,7 +136,7 @@
 //! implementations is checked at compile time to have its dtype's size (an
 //! operator, by contrast, counts a tensor's storage in the dtype's bytes, so
 //! its element trait need not be sealed). The
-//! communicator also remembers the markers of its collectives (and whether a
+//! communicator also remembers the positions of its collectives (and whether a
 //! failed launch left work without one), and destroying it waits for them —
 //! device-wide for the latter — before `HcclCommDestroy`; if that wait fails
 //! the communicator (and its device reference) is leaked, never destroyed
@@ -152,11 +171,12 @@
 //!   and is not ordered after earlier uses unless you order it.
 //! * Ordering across contexts or devices is done by host waits, which are
 //!   correct but block the queuing thread.
-//! * Objects that remember one marker per stream (a buffer's reads, a
-//!   communicator, a repeatable executor) drop finished ones when a new
-//!   stream arrives, so short-lived streams leave no event behind each.
-//! * `Pending::is_complete` may answer `false` for a finished operation whose
-//!   buffers were used again on its stream; it never answers `true` early.
+//! * Objects that remember one use per stream (a buffer's reads, a
+//!   communicator, a repeatable executor) drop the ones known finished when
+//!   a new stream arrives (no event is recorded for that check), so
+//!   short-lived streams leave nothing behind each.
+//! * Destroying a stream with launches no wait has covered records one event
+//!   first, so later waits for them need no stream.
 //! * Deadlocks through other streams (a callback waiting for a stream that
 //!   waits for the callback's stream) and waits on user events recorded after
 //!   a callback cannot be detected.

@@ -39,6 +39,7 @@ use crate::context::{Context, next_id};
 use crate::deferred;
 use crate::error::{Error, Result};
 use crate::event::Event;
+use crate::lane::Lane;
 
 /// Stream creation flags (`ACL_STREAM_*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -88,6 +89,8 @@ pub(crate) struct StreamInner {
     pub(crate) flags: StreamFlags,
     /// Panics caught in host callbacks, reported by the next synchronize.
     pub(crate) callback_panics: Arc<crate::callback::PanicSlot>,
+    /// The positions of tracked launches on this handle (see [`crate::lane`]).
+    pub(crate) lane: Arc<Lane>,
 }
 
 // SAFETY: stream handles are identifiers ACL accepts from any thread; the
@@ -176,6 +179,7 @@ impl Stream {
                 owned,
                 flags,
                 callback_panics: Default::default(),
+                lane: Lane::new(ctx, raw, id),
             }),
         }
     }
@@ -254,18 +258,6 @@ impl Stream {
             lib.aclrtSynchronizeStream(raw)
         })?;
         self.take_callback_panic()
-    }
-
-    /// Waits for the stream's queued work without reporting parked errors or
-    /// callback panics (those stay for the next `synchronize`).
-    pub(crate) fn synchronize_queued(&self) -> Result<()> {
-        self.refuse_inside_own_callback()?;
-        let raw = self.bound()?;
-        let lib = self.inner.ctx.lib();
-        // SAFETY: a live stream of the current context.
-        check(lib, "aclrtSynchronizeStream", unsafe {
-            lib.aclrtSynchronizeStream(raw)
-        })
     }
 
     /// As [`Stream::synchronize`], giving up after `timeout`: the error then
@@ -357,6 +349,8 @@ impl StreamInner {
         if !self.owned {
             return Ok(());
         }
+        // Later waits for this stream's launches use the event this records.
+        self.lane.retire();
         self.ctx.bind()?;
         let lib = self.ctx.lib();
         // SAFETY: a stream we created, in its own (now current) context; the

@@ -74,9 +74,7 @@ impl<T: DeviceCopy> Drop for Block<T> {
         self.owner
             .recorder
             .free(self.record, self.requested, self.stream);
-        // Settled before taking the allocator's lock: unmarked work needs a
-        // device-wide wait, which must not block other threads' allocations.
-        let last_use = crate::tracker::settle_unmarked(self.tracker.take_all());
+        let last_use = self.tracker.take_all();
         let mut state = self
             .owner
             .state

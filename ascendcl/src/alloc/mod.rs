@@ -302,10 +302,7 @@ impl CachingAllocator {
     fn wait_pending(&self) {
         let markers = self.lock().pending_markers();
         for marker in markers {
-            let waited = crate::callback::refuse_wait_on_own_stream(marker.stream_id, || {
-                marker.is_complete()
-            })
-            .and_then(|()| marker.synchronize());
+            let waited = marker.wait();
             crate::deferred::park_result("waiting for a cached block", waited);
         }
     }

@@ -1,14 +1,14 @@
 //! `Communicator`: one rank of an HCCL communicator, bound to a device.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use ascendcl_sys::{Hccl, HcclComm, HcclResult};
 
 use crate::device::Device;
 use crate::error::{Error, HcclError, Result};
-use crate::event::Marker;
 use crate::hccl::RootInfo;
+use crate::lane::QueuedAt;
 use crate::latest_markers::LatestMarkers;
 
 /// How often `Drop` and [`Communicator::destroy`] try `HcclCommDestroy`
@@ -37,7 +37,7 @@ pub(crate) struct Launches {
 
 impl Launches {
     /// Remembers `marker` as the latest collective on its stream.
-    pub(crate) fn push(&mut self, marker: Arc<Marker>) {
+    pub(crate) fn push(&mut self, marker: QueuedAt) {
         self.markers.push(marker);
     }
 }
@@ -313,12 +313,14 @@ impl Communicator {
             // From a host callback of the stream a collective is queued
             // behind, the wait would never end: refused (and the
             // communicator leaked) instead, as for a repeatable executor.
-            crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())
-                .map_err(|e| leaked("it was dropped in a host callback of its own stream", e))?;
+            crate::callback::refuse_wait_on_own_stream(marker.stream_id(), || {
+                Ok(marker.is_known_complete())
+            })
+            .map_err(|e| leaked("it was dropped in a host callback of its own stream", e))?;
             // A second try: a transient failure is not proof of anything.
-            if marker.synchronize().is_err() {
+            if marker.wait().is_err() {
                 marker
-                    .synchronize()
+                    .wait()
                     .map_err(|e| leaked("its collectives could not be waited for", e))?;
             }
         }

@@ -1,12 +1,11 @@
 //! `CollectivePending`: a launched collective that may still be running.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use crate::deferred;
 use crate::error::{HcclError, Result};
-use crate::event::Marker;
 use crate::hccl::Communicator;
+use crate::lane::QueuedAt;
 use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
@@ -55,7 +54,7 @@ impl<'a> CollectivePending<'a> {
         op: &'static str,
         comm: &'a Communicator,
         stream: &'a Stream,
-        marker: &Arc<Marker>,
+        marker: &QueuedAt,
         trackers: Vec<&'a UseTracker>,
     ) -> Self {
         CollectivePending {

@@ -1,11 +1,10 @@
 //! `OpPending`: a launched operator that may still be running.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use crate::deferred;
 use crate::error::Result;
-use crate::event::Marker;
+use crate::lane::QueuedAt;
 use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
@@ -49,7 +48,7 @@ impl<'a> OpPending<'a> {
     pub(crate) fn new(
         op: &'static str,
         stream: &'a Stream,
-        marker: &Arc<Marker>,
+        marker: &QueuedAt,
         trackers: Vec<&'a UseTracker>,
     ) -> Self {
         OpPending {

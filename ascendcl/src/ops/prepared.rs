@@ -3,13 +3,12 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use ascendcl_sys::{Aclnn, aclOpExecutor};
 
 use crate::call::recent_message;
 use crate::error::{AclError, Error, Result};
-use crate::event::Marker;
+use crate::lane::QueuedAt;
 use crate::memory::DeviceSlice;
 use crate::memory::sealed::Sealed;
 use crate::ops::DType;
@@ -197,8 +196,7 @@ pub(crate) struct LaunchArgs<'s, 'a> {
 
 /// A launch's marker and the trackers that learned it, or the error and
 /// whether phase 2 was called.
-pub(crate) type Launched<'a> =
-    std::result::Result<(Arc<Marker>, Vec<&'a UseTracker>), (Error, bool)>;
+pub(crate) type Launched<'a> = std::result::Result<(QueuedAt, Vec<&'a UseTracker>), (Error, bool)>;
 
 /// The launch itself. On error, says whether phase 2 was called (a
 /// single-use executor is then gone: nnopbase deletes it after the run

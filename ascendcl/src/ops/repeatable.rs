@@ -234,10 +234,7 @@ impl Drop for Repeatable {
         // Launches may still be queued: wait for each stream's last one
         // (device-wide for a launch that failed half-way). If any wait
         // fails, the executor may still be in use: leak it.
-        let mut waited = self.launches.iter().try_for_each(|marker| {
-            crate::callback::refuse_wait_on_own_stream(marker.stream_id, || marker.is_complete())?;
-            marker.synchronize()
-        });
+        let mut waited = self.launches.iter().try_for_each(|marker| marker.wait());
         if waited.is_ok() && self.unsettled {
             waited = crate::tracker::synchronize_device(&self.ctx);
         }

@@ -8,26 +8,35 @@
 //! > before that use by stream order or by an event wait, so that the use
 //! > completing implies the operation completed.
 //!
-//! Three rules keep it true:
+//! A use is a launch's position in its stream ([`QueuedAt`], see
+//! [`crate::lane`]): launching records no event. Four rules keep it true:
 //!
 //! 1. **Queuing is one critical section** ([`enqueue`]): under the locks of
 //!    every tracker the operation touches (taken in address order, so two
 //!    threads cannot deadlock), the stream is ordered after each conflicting
-//!    use on another stream of its context (an event wait), the operation is
-//!    queued, a marker event is recorded after it and added to the set. A
-//!    concurrent enqueue sees either the state before or the state after,
-//!    never a queued use that is missing. A conflicting use that cannot be
-//!    waited on with an event (another context or device, or unmarked work)
-//!    is waited for on the host *before* the critical section, with no lock
-//!    held, and the critical section is then entered afresh: no lock of ours
-//!    is ever held across a wait for the device.
-//! 2. **Uses leave the set only when proven finished**: a host wait saw the
-//!    marker complete, or a later write on some stream was ordered after the
-//!    use (the write's marker then covers it). A failed wait removes nothing.
-//! 3. **Unmarked work is remembered as such**: if the marker cannot be
-//!    recorded and the stream cannot be synchronized either, the set keeps an
-//!    unmarked use naming the stream's context. Only a device-wide synchronize
-//!    of *that* device removes it; until one succeeds, every access fails.
+//!    use on another stream of its context (a wait on that stream's tail
+//!    event, recorded then if none covers the use), the operation is queued
+//!    and given its position under its lane's lock, and the position is
+//!    added to the set. A concurrent enqueue sees either the state before or
+//!    the state after, never a queued use that is missing. A conflicting use
+//!    that cannot be waited on with an event (another context or device, or
+//!    one no event can be recorded for) is waited for on the host *before*
+//!    the critical section, with no lock held, and the critical section is
+//!    then entered afresh: no lock of ours is ever held across a wait for
+//!    the device.
+//! 2. **Positions follow the stream's order**: the position is taken in the
+//!    same critical section of the lane as the launch, and a tail event is
+//!    recorded under that lock too, so an event covering position `p` was
+//!    recorded after every launch at or before `p` was queued.
+//! 3. **Uses leave the set only when proven finished**: a host wait on an
+//!    event covering them (or a device-wide synchronize) returned, or a
+//!    later write on some stream was ordered after the use (the write's
+//!    position then covers it). A failed wait removes nothing.
+//! 4. **Work no event can mark is waited for device-wide**: if no event can
+//!    be taken or recorded for a position (the runtime refuses, or the
+//!    stream is being destroyed and no event covers it), only a device-wide
+//!    synchronize of the stream's device proves it finished; until one
+//!    succeeds, every access fails.
 //!
 //! Reads do not conflict with reads: two streams may read one buffer at the
 //! same time. A host access waits for the uses it conflicts with: a shared
@@ -37,8 +46,9 @@
 //!
 //! Leaking a [`Pending`](crate::Pending) guard with `mem::forget` only ends the
 //! borrow early: the tracker still holds the use, so the next access waits.
-//! The model check in `model/` explores every interleaving of two threads'
-//! enqueues, waits and device progress over this protocol, on one context
+//! The model check in `model/` explores every interleaving of threads'
+//! enqueues, lazy event records, waits and device progress over this
+//! protocol (positions, tail events, completed positions), on one context
 //! (the host waits of cross-context ordering are outside it: they only
 //! remove uses a completed wait proved finished, as a host access does).
 
@@ -51,71 +61,28 @@ mod wait;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::context::Context;
 use crate::error::Result;
-use crate::event::Marker;
+use crate::lane::QueuedAt;
 
 pub(crate) use enqueue::{FailedLaunch, enqueue};
 pub(crate) use uses::Access;
 use uses::{QueuedUse, UseSet};
 pub(crate) use wait::synchronize_device;
 
-/// Queued work that could not be marked: only a device-wide synchronize of
-/// `ctx`'s device proves it finished.
-#[derive(Debug)]
-pub(crate) struct Unmarked {
-    pub(crate) ctx: Context,
-}
+/// One use in a tracker's set: a launch, by its position in its stream.
+pub(crate) type Use = QueuedAt;
 
-/// Waits device-wide for the unmarked uses among `uses` (each on its own
-/// device) and returns the marked ones, for memory changing owner.
-pub(crate) fn settle_unmarked(uses: Vec<Use>) -> Result<Vec<Arc<Marker>>> {
-    let mut markers = Vec::with_capacity(uses.len());
-    let mut synced: Vec<u32> = Vec::new();
-    for u in uses {
-        match u {
-            Use::Marked(marker) => markers.push(marker),
-            Use::Unmarked(unmarked) => {
-                if !synced.contains(&unmarked.ctx.device_id()) {
-                    wait::synchronize_device(&unmarked.ctx)?;
-                    synced.push(unmarked.ctx.device_id());
-                }
-            }
-        }
-    }
-    Ok(markers)
-}
-
-/// One use in a tracker's set.
-#[derive(Clone)]
-pub(crate) enum Use {
-    /// Work ending at this marker.
-    Marked(Arc<Marker>),
-    /// Work that may still run and has no marker.
-    Unmarked(Arc<Unmarked>),
-}
-
-impl QueuedUse for Use {
+impl QueuedUse for QueuedAt {
     fn stream(&self) -> Option<u64> {
-        match self {
-            Use::Marked(marker) => Some(marker.stream_id),
-            Use::Unmarked(_) => None,
-        }
+        Some(self.stream_id())
     }
 
-    fn same(&self, other: &Use) -> bool {
-        match (self, other) {
-            (Use::Marked(a), Use::Marked(b)) => Arc::ptr_eq(a, b),
-            (Use::Unmarked(a), Use::Unmarked(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
+    fn same(&self, other: &QueuedAt) -> bool {
+        QueuedAt::same(self, other)
     }
 
     fn is_complete(&self) -> bool {
-        match self {
-            Use::Marked(marker) => marker.is_complete().unwrap_or(false),
-            Use::Unmarked(_) => false,
-        }
+        self.is_known_complete()
     }
 }
 
@@ -169,7 +136,7 @@ impl UseTracker {
         let mut finished = Vec::with_capacity(conflicts.len());
         let mut result = Ok(());
         for u in conflicts {
-            match wait::finish(&u) {
+            match u.wait() {
                 Ok(()) => finished.push(u),
                 Err(error) => {
                     result = Err(error);
@@ -206,10 +173,9 @@ impl UseTracker {
         let all: Vec<Use> = self.lock().conflicts(Access::Write).cloned().collect();
         let mut synced: Vec<u32> = Vec::new();
         for u in &all {
-            let ctx = wait::context_of(u);
-            if !synced.contains(&ctx.device_id()) {
-                wait::synchronize_device(ctx)?;
-                synced.push(ctx.device_id());
+            if !synced.contains(&u.context().device_id()) {
+                u.lane.wait_device_wide()?;
+                synced.push(u.context().device_id());
             }
         }
         let mut set = self.lock();
@@ -256,11 +222,12 @@ impl UseTracker {
         self.publish(&set);
     }
 
-    /// Forgets `marker` (it has completed).
+    /// Forgets the uses that `done` having finished proves finished: those
+    /// at or before it on its stream handle.
     #[inline]
-    pub(crate) fn finished(&self, marker: &Arc<Marker>) {
+    pub(crate) fn finished(&self, done: &QueuedAt) {
         let mut set = self.lock();
-        set.remove_finished(&[Use::Marked(marker.clone())]);
+        set.forget(|u| Arc::ptr_eq(&u.lane, &done.lane) && u.position <= done.position);
         self.publish(&set);
     }
 }

@@ -105,12 +105,6 @@ impl<U: QueuedUse> UseSet<U> {
         }
     }
 
-    /// Records a use that may still run but could not be marked: it covers
-    /// nothing, so every earlier use stays.
-    pub(crate) fn record_unmarked(&mut self, new: U) {
-        self.writes.push(new);
-    }
-
     /// Takes every use out (memory handed back to an allocator).
     pub(crate) fn take_all(&mut self) -> Vec<U> {
         let mut all = std::mem::take(&mut self.writes);
@@ -122,6 +116,12 @@ impl<U: QueuedUse> UseSet<U> {
     /// with everything.
     pub(crate) fn inherit(&mut self, uses: impl IntoIterator<Item = U>) {
         self.writes.extend(uses);
+    }
+
+    /// Forgets the uses `finished` says have finished.
+    pub(crate) fn forget(&mut self, finished: impl Fn(&U) -> bool) {
+        self.writes.retain(|u| !finished(u));
+        self.reads.retain(|u| !finished(u));
     }
 
     /// Forgets uses that have been waited for. Uses recorded since stay.

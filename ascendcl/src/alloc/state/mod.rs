@@ -5,8 +5,6 @@
 mod recent;
 mod teardown;
 
-use std::sync::Arc;
-
 use crate::alloc::classic::Segments;
 use crate::alloc::expandable::Segment;
 use crate::alloc::oom::OutOfMemory;
@@ -14,9 +12,8 @@ use crate::alloc::pool::Pool;
 use crate::alloc::stats::Statistics;
 use crate::alloc::{AllocatorConfig, Backend, MIN_BLOCK, SMALL_LIMIT};
 use crate::context::Context;
-use crate::deferred;
 use crate::error::{Error, Result};
-use crate::event::Marker;
+use crate::lane::QueuedAt;
 use crate::tracker::Use;
 
 /// The small pool's page.
@@ -54,14 +51,15 @@ struct PendingBlock {
     stream: u64,
     size: usize,
     /// Work that may still use the block (all of it must finish).
-    markers: Vec<Arc<Marker>>,
+    markers: Vec<QueuedAt>,
 }
 
 impl PendingBlock {
     fn is_complete(&self) -> bool {
-        self.markers
-            .iter()
-            .all(|m| m.is_complete().unwrap_or(false))
+        // Records no event: a block whose work no wait has covered yet stays
+        // pending until one does (a host access, or an allocation that has
+        // to wait for pending blocks).
+        self.markers.iter().all(QueuedAt::is_known_complete)
     }
 }
 
@@ -338,7 +336,7 @@ impl State {
         let block = self.pending.swap_remove(position);
         self.pools[p].pool.take_pending(block.index);
         let mut granted = self.granted(p, block.index);
-        granted.inherited = block.markers.into_iter().map(Use::Marked).collect();
+        granted.inherited = block.markers;
         Some(granted)
     }
 
@@ -365,40 +363,28 @@ impl State {
     /// The markers of every pending block, for waiting without the lock
     /// (a host callback may need the lock to free a block while the stream
     /// it blocks is what the wait waits for).
-    pub(crate) fn pending_markers(&self) -> Vec<Arc<Marker>> {
+    pub(crate) fn pending_markers(&self) -> Vec<QueuedAt> {
         self.pending
             .iter()
             .flat_map(|b| b.markers.iter().cloned())
             .collect()
     }
 
-    /// Takes back a block. `last_use` is what its tracker held: the markers of
-    /// its queued uses (unmarked ones already waited for device-wide).
+    /// Takes back a block. `last_use` is what its tracker held: the positions
+    /// of its queued uses.
     pub(crate) fn release(
         &mut self,
         granted_pool: usize,
         index: u32,
         requested: usize,
         stream: u64,
-        last_use: Result<Vec<Arc<Marker>>>,
+        last_use: Vec<QueuedAt>,
     ) {
         let size = self.pools[granted_pool].pool.block(index).size;
         self.stats.frees += 1;
         self.stats.requested.sub(requested);
         self.stats.allocated.sub(size);
-        // Unmarked work needs a device-wide wait; if that fails (or would
-        // deadlock in a host callback), never reuse the memory: keep it out.
-        let markers = match last_use {
-            Ok(markers) => markers,
-            Err(error) => {
-                deferred::park(
-                    "a block (kept out of the cache: its queued work is unknown)",
-                    error,
-                );
-                self.leaked = true;
-                return;
-            }
-        };
+        let markers = last_use;
         let block = PendingBlock {
             pool: granted_pool,
             index,

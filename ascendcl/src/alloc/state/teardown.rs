@@ -15,12 +15,7 @@ impl State {
             // A failed wait leaves the marker as it was: trying again is sound.
             // From a host callback, work queued behind it on its own stream
             // is refused, not waited for (the wait would never end).
-            let wait = || {
-                block.markers.iter().try_for_each(|m| {
-                    crate::callback::refuse_wait_on_own_stream(m.stream_id, || m.is_complete())
-                        .and_then(|()| m.synchronize())
-                })
-            };
+            let wait = || block.markers.iter().try_for_each(|m| m.wait());
             match wait().or_else(|_| wait()) {
                 Ok(()) => self.complete(block),
                 Err(error) => {

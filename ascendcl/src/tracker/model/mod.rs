@@ -5,9 +5,14 @@
 //! (an event wait runs only once its event has completed). Host threads run
 //! scripts that respect Rust's borrow rules (a buffer written by a thread is
 //! owned by it; shared buffers are only read) through the same [`UseSet`] as
-//! the real tracker, with the real code's atomic steps: a whole enqueue is one
-//! step (it runs under the trackers' locks); a host wait snapshots under the
-//! lock, blocks without it, and forgets what it waited for under it again.
+//! the real tracker, with the real code's atomic steps and the lazy-marker
+//! protocol of `crate::lane`: a use is (stream, position); a whole enqueue is
+//! one step (it runs under the trackers' locks, the position taken under the
+//! lane's lock with the launch); an event is recorded at a stream's tail only
+//! when something waits, covering every position taken so far there, and is
+//! cached per stream; a host wait snapshots under the tracker lock, obtains
+//! events (one step, under the lanes' locks), blocks without any lock, then
+//! advances the streams' completed positions and forgets what it waited for.
 //!
 //! Two properties are checked in every reachable state:
 //! * the device never runs an operation while a conflicting one queued
@@ -15,19 +20,20 @@
 //! * a host access, a free, or a `Pending::wait` returning never happens
 //!   while a conflicting queued operation has not run.
 //!
-//! To show the checker has teeth, the tracker of the previous release (one
-//! "last use" slot, updated after the queueing in a separate critical
-//! section, `Pending` trusting a vanished marker) is modelled too and must
-//! fail.
+//! To show the checker has teeth, two broken protocols are modelled too and
+//! must fail: a position taken in a critical section of its own, before the
+//! launch (an event recorded in between covers a position whose work is
+//! queued after it), and the tracker of an earlier release (one "last use"
+//! slot, updated after the queueing in a separate critical section).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use super::uses::{Access, QueuedUse, UseSet};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct FakeUse {
-    marker: usize,
     stream: u64,
+    position: u64,
 }
 
 impl QueuedUse for FakeUse {
@@ -35,11 +41,11 @@ impl QueuedUse for FakeUse {
         Some(self.stream)
     }
     fn same(&self, other: &Self) -> bool {
-        self.marker == other.marker
+        self == other
     }
     // Never proven complete without a wait: the model explores the protocol
-    // without the pruning of finished reads (which only forgets uses a query
-    // proved finished).
+    // without the pruning of finished reads (which only forgets uses a
+    // completed position or event proved finished).
     fn is_complete(&self) -> bool {
         false
     }
@@ -49,8 +55,10 @@ impl QueuedUse for FakeUse {
 enum Protocol {
     /// This crate's protocol.
     Current,
-    /// The previous one: one slot, recorded in a second critical section,
-    /// a `Pending` whose marker vanished returns at once.
+    /// Planted bug: the position is taken in a critical section of its own,
+    /// before the launch is queued.
+    PositionOutsideCriticalSection,
+    /// An earlier one: one slot, recorded in a second critical section.
     PreviousSingleSlot,
 }
 
@@ -63,8 +71,8 @@ enum Tracker {
 impl Tracker {
     fn new(protocol: Protocol) -> Tracker {
         match protocol {
-            Protocol::Current => Tracker::Current(UseSet::default()),
             Protocol::PreviousSingleSlot => Tracker::Previous(None),
+            _ => Tracker::Current(UseSet::default()),
         }
     }
 
@@ -104,12 +112,6 @@ impl Tracker {
         }
     }
 
-    fn holds(&self, marker: usize) -> bool {
-        self.conflicts(Access::Write)
-            .iter()
-            .any(|u| u.marker == marker)
-    }
-
     fn key(&self) -> String {
         format!("{self:?}")
     }
@@ -132,17 +134,22 @@ enum Action {
     Join(Vec<usize>),
 }
 
+/// An event obtained for a wait: its id, its stream, the positions it covers.
+type Covering = (usize, usize, u64);
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Phase {
     Start,
     /// Enqueue planned (previous protocol only): uses to order after.
     Planned(Vec<Vec<FakeUse>>),
-    /// Queued (previous protocol only), marker not yet stored.
+    /// Queued (previous protocol only), use not yet stored.
     Queued(usize),
-    /// Blocked until these markers complete, then forgets them.
-    Waiting(Vec<FakeUse>),
-    /// Blocked until this op has run (a stream synchronize covers it).
-    WaitingStream(usize),
+    /// Position taken, launch not yet queued (planted bug only).
+    Positioned(u64),
+    /// A wait saw these uses under the tracker lock.
+    Snapshot(Vec<FakeUse>),
+    /// Blocked until these events complete, then forgets the uses.
+    Waiting(Vec<FakeUse>, Vec<Covering>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -156,8 +163,16 @@ enum DeviceOp {
 struct Op {
     touches: Vec<(usize, Access)>,
     ran: bool,
-    marker: usize,
     stream: usize,
+    position: u64,
+}
+
+/// A stream's lane: positions taken, completed, and the cached tail event.
+#[derive(Debug, Clone, Default)]
+struct Lane {
+    next: u64,
+    completed: u64,
+    tail: Option<(usize, u64)>,
 }
 
 #[derive(Debug, Clone)]
@@ -174,6 +189,7 @@ struct World {
     protocol: Protocol,
     trackers: Vec<Tracker>,
     streams: Vec<VecDeque<DeviceOp>>,
+    lanes: Vec<Lane>,
     complete: Vec<bool>,
     ops: Vec<Op>,
     threads: Vec<Thread>,
@@ -189,6 +205,7 @@ impl World {
             protocol,
             trackers: (0..buffers).map(|_| Tracker::new(protocol)).collect(),
             streams: vec![VecDeque::new(); streams],
+            lanes: vec![Lane::default(); streams],
             complete: Vec::new(),
             ops: Vec::new(),
             threads: scripts
@@ -208,7 +225,7 @@ impl World {
         for t in &self.trackers {
             key += &t.key();
         }
-        key += &format!("{:?}{:?}", self.streams, self.complete);
+        key += &format!("{:?}{:?}{:?}", self.streams, self.lanes, self.complete);
         for op in &self.ops {
             key += if op.ran { "r" } else { "q" };
         }
@@ -231,47 +248,79 @@ impl World {
         })
     }
 
-    fn new_marker(&mut self) -> usize {
+    /// The event covering `u` (`Lane::event_covering`): none if its position
+    /// is known complete, the cached tail event if it covers it, else one
+    /// recorded now at the stream's tail.
+    fn event_for(&mut self, u: &FakeUse) -> Option<Covering> {
+        let s = u.stream as usize;
+        let lane = &self.lanes[s];
+        if u.position < lane.completed {
+            return None;
+        }
+        if let Some((event, covers)) = lane.tail.filter(|&(_, c)| u.position < c) {
+            return Some((event, s, covers));
+        }
         self.complete.push(false);
-        self.complete.len() - 1
+        let event = self.complete.len() - 1;
+        self.streams[s].push_back(DeviceOp::Record(event));
+        let covers = self.lanes[s].next;
+        self.lanes[s].tail = Some((event, covers));
+        Some((event, s, covers))
     }
 
-    /// Queues the op itself (after the waits), returns its index.
+    /// Queues the op itself after waits on the events of `order_after`,
+    /// at `position` (taken now if `None`); returns its index.
     fn queue(
         &mut self,
         stream: usize,
         touches: &[(usize, Access)],
         order_after: &[Vec<FakeUse>],
+        position: Option<u64>,
     ) -> usize {
         for uses in order_after {
             for u in uses {
-                self.streams[stream].push_back(DeviceOp::Wait(u.marker));
+                if let Some((event, _, _)) = self.event_for(u) {
+                    self.streams[stream].push_back(DeviceOp::Wait(event));
+                }
             }
         }
-        let marker = self.new_marker();
+        let position = position.unwrap_or_else(|| self.take_position(stream));
         let op = self.ops.len();
         self.ops.push(Op {
             touches: touches.to_vec(),
             ran: false,
-            marker,
             stream,
+            position,
         });
         self.streams[stream].push_back(DeviceOp::Run(op));
-        self.streams[stream].push_back(DeviceOp::Record(marker));
         op
     }
 
-    fn store(&mut self, op: usize) {
-        let (stream, marker) = (self.ops[op].stream, self.ops[op].marker);
-        for (b, a) in self.ops[op].touches.clone() {
-            self.trackers[b].record(
-                a,
-                FakeUse {
-                    marker,
-                    stream: stream as u64,
-                },
-            );
+    fn take_position(&mut self, stream: usize) -> u64 {
+        let lane = &mut self.lanes[stream];
+        lane.next += 1;
+        lane.next - 1
+    }
+
+    fn use_of(&self, op: usize) -> FakeUse {
+        FakeUse {
+            stream: self.ops[op].stream as u64,
+            position: self.ops[op].position,
         }
+    }
+
+    fn store(&mut self, op: usize) {
+        let u = self.use_of(op);
+        for (b, a) in self.ops[op].touches.clone() {
+            self.trackers[b].record(a, u.clone());
+        }
+    }
+
+    fn plan(&self, touches: &[(usize, Access)], stream: usize) -> Vec<Vec<FakeUse>> {
+        touches
+            .iter()
+            .map(|&(b, a)| self.trackers[b].to_order_after(a, stream as u64))
+            .collect()
     }
 
     /// Steps thread `t`, if it can move. `Err` is a violated property.
@@ -281,23 +330,34 @@ impl World {
         let phase = thread.phase.clone();
         let result = match (action, phase) {
             (Action::Enqueue { stream, touches }, Phase::Start) => {
-                let plan: Vec<Vec<FakeUse>> = touches
-                    .iter()
-                    .map(|&(b, a)| self.trackers[b].to_order_after(a, stream as u64))
-                    .collect();
                 match self.protocol {
                     Protocol::Current => {
-                        let op = self.queue(stream, &touches, &plan);
+                        let plan = self.plan(&touches, stream);
+                        let op = self.queue(stream, &touches, &plan, None);
                         self.store(op);
                         self.threads[t].queued.push(op);
                         self.advance(t);
                     }
-                    Protocol::PreviousSingleSlot => self.threads[t].phase = Phase::Planned(plan),
+                    Protocol::PositionOutsideCriticalSection => {
+                        let position = self.take_position(stream);
+                        self.threads[t].phase = Phase::Positioned(position);
+                    }
+                    Protocol::PreviousSingleSlot => {
+                        self.threads[t].phase = Phase::Planned(self.plan(&touches, stream))
+                    }
                 }
                 Ok(())
             }
+            (Action::Enqueue { stream, touches }, Phase::Positioned(position)) => {
+                let plan = self.plan(&touches, stream);
+                let op = self.queue(stream, &touches, &plan, Some(position));
+                self.store(op);
+                self.threads[t].queued.push(op);
+                self.advance(t);
+                Ok(())
+            }
             (Action::Enqueue { stream, touches }, Phase::Planned(plan)) => {
-                let op = self.queue(stream, &touches, &plan);
+                let op = self.queue(stream, &touches, &plan, None);
                 self.threads[t].queued.push(op);
                 self.threads[t].phase = Phase::Queued(op);
                 Ok(())
@@ -308,54 +368,46 @@ impl World {
                 Ok(())
             }
             (Action::Host { buffer, access }, Phase::Start) => {
-                self.threads[t].phase = Phase::Waiting(self.trackers[buffer].conflicts(access));
+                self.threads[t].phase = Phase::Snapshot(self.trackers[buffer].conflicts(access));
                 Ok(())
-            }
-            (Action::Host { buffer, access }, Phase::Waiting(uses)) => {
-                if !uses.iter().all(|u| self.complete[u.marker]) {
-                    return None;
-                }
-                self.trackers[buffer].remove_finished(&uses);
-                self.advance(t);
-                match self.unfinished_conflict(buffer, access, self.ops.len()) {
-                    Some(op) => Err(format!(
-                        "host {access:?} of buffer {buffer} while op {op} may run"
-                    )),
-                    None => Ok(()),
-                }
             }
             (Action::WaitPending { n }, Phase::Start) => {
-                let op = self.threads[t].queued[n];
-                let marker = self.ops[op].marker;
-                let alive = self.trackers.iter().any(|tr| tr.holds(marker));
-                self.threads[t].phase = match (alive, self.protocol) {
-                    (true, _) => Phase::Waiting(vec![FakeUse { marker, stream: 0 }]),
-                    (false, Protocol::Current) => Phase::WaitingStream(op),
-                    // The previous Pending trusted a vanished marker.
-                    (false, Protocol::PreviousSingleSlot) => Phase::Waiting(Vec::new()),
-                };
+                let u = self.use_of(self.threads[t].queued[n]);
+                self.threads[t].phase = Phase::Snapshot(vec![u]);
                 Ok(())
             }
-            (Action::WaitPending { n }, Phase::Waiting(uses)) => {
-                if !uses.iter().all(|u| self.complete[u.marker]) {
-                    return None;
-                }
-                let op = self.threads[t].queued[n];
-                for tr in &mut self.trackers {
-                    tr.remove_finished(&uses);
-                }
-                self.advance(t);
-                self.check_ran(op)
+            (_, Phase::Snapshot(uses)) => {
+                let events = uses.iter().filter_map(|u| self.event_for(u)).collect();
+                self.threads[t].phase = Phase::Waiting(uses, events);
+                Ok(())
             }
-            (Action::WaitPending { n }, Phase::WaitingStream(op)) => {
-                // A stream synchronize returns once everything queued on the
-                // stream so far has run; modelled as: the op's record ran.
-                if !self.complete[self.ops[op].marker] {
+            (action, Phase::Waiting(uses, events)) => {
+                if !events.iter().all(|&(e, _, _)| self.complete[e]) {
                     return None;
                 }
-                let _ = n;
+                for &(_, s, covers) in &events {
+                    let lane = &mut self.lanes[s];
+                    lane.completed = lane.completed.max(covers);
+                }
                 self.advance(t);
-                self.check_ran(op)
+                match action {
+                    Action::Host { buffer, access } => {
+                        self.trackers[buffer].remove_finished(&uses);
+                        match self.unfinished_conflict(buffer, access, self.ops.len()) {
+                            Some(op) => Err(format!(
+                                "host {access:?} of buffer {buffer} while op {op} may run"
+                            )),
+                            None => Ok(()),
+                        }
+                    }
+                    Action::WaitPending { n } => {
+                        for tr in &mut self.trackers {
+                            tr.remove_finished(&uses);
+                        }
+                        self.check_ran(self.threads[t].queued[n])
+                    }
+                    other => Err(format!("model error: {other:?} waiting")),
+                }
             }
             (Action::Join(others), Phase::Start) => {
                 let finished = |o: &usize| {
@@ -392,8 +444,8 @@ impl World {
         let result = match head {
             DeviceOp::Wait(marker) if !self.complete[marker] => return None,
             DeviceOp::Wait(_) => Ok(()),
-            DeviceOp::Record(marker) => {
-                self.complete[marker] = true;
+            DeviceOp::Record(event) => {
+                self.complete[event] = true;
                 Ok(())
             }
             DeviceOp::Run(op) => {
@@ -416,46 +468,7 @@ impl World {
     }
 }
 
-/// Explores every interleaving; returns the states seen, or the first
-/// violation with the steps that led to it.
-fn explore(start: World) -> Result<usize, String> {
-    let mut seen = HashSet::new();
-    let mut stack = vec![(start, Vec::<String>::new())];
-    while let Some((world, trail)) = stack.pop() {
-        if !seen.insert(world.key()) {
-            continue;
-        }
-        let mut moved = false;
-        let actors = world.threads.len() + world.streams.len();
-        for actor in 0..actors {
-            let mut next = world.clone();
-            let (step, name) = if actor < world.threads.len() {
-                (next.step_thread(actor), format!("thread {actor}"))
-            } else {
-                let s = actor - world.threads.len();
-                (next.step_device(s), format!("stream {s}"))
-            };
-            match step {
-                None => {}
-                Some(Err(violation)) => {
-                    return Err(format!(
-                        "{violation}\nafter: {}",
-                        [trail, vec![name]].concat().join(", ")
-                    ));
-                }
-                Some(Ok(())) => {
-                    moved = true;
-                    let mut trail = trail.clone();
-                    trail.push(name);
-                    stack.push((next, trail));
-                }
-            }
-        }
-        if !moved && !world.done() {
-            return Err(format!("deadlock after: {}", trail.join(", ")));
-        }
-    }
-    Ok(seen.len())
-}
-
+mod explore;
 mod scenarios;
+
+use explore::explore;

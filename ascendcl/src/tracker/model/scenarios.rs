@@ -1,5 +1,5 @@
 //! The scenarios the model check explores, and the checks: the current
-//! protocol holds in every interleaving, the previous one is caught.
+//! protocol holds in every interleaving, the planted bugs are caught.
 
 use super::{Action, Protocol, World, explore};
 use crate::tracker::uses::Access;
@@ -103,11 +103,61 @@ fn the_checker_finds_the_lost_use_of_the_previous_single_slot_tracker() {
     );
 }
 
+/// Two threads launch on one stream, each writing its own buffer, then
+/// each reads its buffer from the host: the second thread's wait may record
+/// the stream's tail event before the first thread's launch is queued.
+fn two_threads_on_one_stream(protocol: Protocol) -> World {
+    World::new(
+        protocol,
+        2,
+        1,
+        vec![
+            vec![enqueue(0, &[(0, Write)]), host(0, Read)],
+            vec![enqueue(0, &[(1, Write)]), host(1, Read)],
+        ],
+    )
+}
+
+/// Many uses share one stream's tail event: three launches on stream 0,
+/// then a launch on stream 1 ordered after two of them, then host waits.
+fn shared_tail_event(protocol: Protocol) -> World {
+    World::new(
+        protocol,
+        3,
+        2,
+        vec![vec![
+            enqueue(0, &[(0, Write)]),
+            enqueue(0, &[(1, Write)]),
+            enqueue(1, &[(0, Read), (1, Read), (2, Write)]),
+            enqueue(0, &[(0, Write)]),
+            host(2, Read),
+            Action::WaitPending { n: 0 },
+            host(0, Write),
+            host(1, Write),
+        ]],
+    )
+}
+
 #[test]
-fn the_checker_finds_the_early_return_of_the_previous_pending() {
-    let violation = explore(pending_after_reuse(Protocol::PreviousSingleSlot)).unwrap_err();
+fn every_interleaving_of_two_threads_launching_on_one_stream_waits_for_each_launch() {
+    let states = explore(two_threads_on_one_stream(Protocol::Current)).unwrap();
+    assert!(states > 40, "explored only {states} states");
+}
+
+#[test]
+fn every_interleaving_of_uses_sharing_a_tail_event_is_ordered() {
+    let states = explore(shared_tail_event(Protocol::Current)).unwrap();
+    assert!(states > 40, "explored only {states} states");
+}
+
+#[test]
+fn the_checker_finds_a_position_taken_outside_the_launch_critical_section() {
+    let violation = explore(two_threads_on_one_stream(
+        Protocol::PositionOutsideCriticalSection,
+    ))
+    .unwrap_err();
     assert!(
-        violation.contains("returned before it ran") || violation.contains("may"),
+        violation.contains("host Read of buffer") && violation.contains("while op"),
         "{violation}"
     );
 }

@@ -1,0 +1,286 @@
+//! Positions in a stream, and the one event per stream that covers them.
+//!
+//! A tracked launch costs what the raw launch costs: it records no event.
+//! Instead each stream handle has a [`Lane`], a counter of the launches this
+//! crate queued on it, and a launch is remembered as its position there
+//! ([`QueuedAt`]). The counter is taken in the same critical section as the
+//! launch itself, so positions follow the stream's real order even when
+//! several threads queue on one stream.
+//!
+//! An event is recorded only when some party has to wait for a position:
+//! another stream ordered after it, a host access, a free, a guard's `wait`
+//! or `is_complete`. That event goes to the stream's tail *at that moment*, so
+//! it covers every position queued so far, and the lane caches it: a thousand
+//! buffers waiting for the same stream share one event. A host wait that
+//! succeeds advances the lane's completed position, after which every use at
+//! or before it is known finished without a runtime call.
+//!
+//! If no event can be recorded (the runtime refuses, or the stream is being
+//! destroyed and none covers the position), the wait falls back to a
+//! device-wide synchronize, as for any work whose end no event marks.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use ascendcl_sys::aclrtStream;
+
+use crate::callback;
+use crate::context::Context;
+use crate::error::Result;
+use crate::event::TailEvent;
+
+/// The launches this crate queued on one stream handle.
+pub(crate) struct Lane {
+    ctx: Context,
+    /// The stream's identity (see `Stream::same_as`).
+    pub(crate) stream_id: u64,
+    /// Every position below this one has finished.
+    completed: AtomicU64,
+    state: Mutex<LaneState>,
+}
+
+struct LaneState {
+    raw: aclrtStream,
+    /// Set when the stream is being destroyed: no event may be recorded on it.
+    retired: bool,
+    /// The position the next launch gets.
+    next: u64,
+    /// The latest event recorded at the tail, and the positions it covers
+    /// (every one below the number).
+    tail: Option<(Arc<TailEvent>, u64)>,
+}
+
+// SAFETY: the stream handle is an identifier ACL accepts from any thread; the
+// mutable state is behind the mutex.
+unsafe impl Send for Lane {}
+// SAFETY: as above.
+unsafe impl Sync for Lane {}
+
+impl std::fmt::Debug for Lane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lane")
+            .field("stream_id", &self.stream_id)
+            .field("completed", &self.completed.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a queued launch is: its stream's lane and its position there.
+#[derive(Clone, Debug)]
+pub(crate) struct QueuedAt {
+    pub(crate) lane: Arc<Lane>,
+    pub(crate) position: u64,
+}
+
+/// Why no event covers a position.
+enum NoEvent {
+    /// The position has finished.
+    Finished,
+    /// None can be recorded: only a device-wide wait proves it finished.
+    Unrecordable(crate::error::Error),
+}
+
+impl Lane {
+    pub(crate) fn new(ctx: &Context, raw: aclrtStream, stream_id: u64) -> Arc<Lane> {
+        Arc::new(Lane {
+            ctx: ctx.clone(),
+            stream_id,
+            completed: AtomicU64::new(0),
+            state: Mutex::new(LaneState {
+                raw,
+                retired: false,
+                next: 0,
+                tail: None,
+            }),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, LaneState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The context of the stream.
+    pub(crate) fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// Runs `launch` (which queues work on the stream and returns at once)
+    /// and gives it the next position, in one critical section.
+    pub(crate) fn queue<T>(self: &Arc<Self>, launch: impl FnOnce() -> T) -> (T, QueuedAt) {
+        let mut state = self.lock();
+        let position = state.next;
+        let result = launch();
+        state.next += 1;
+        drop(state);
+        let at = QueuedAt {
+            lane: self.clone(),
+            position,
+        };
+        (result, at)
+    }
+
+    fn known_complete(&self, position: u64) -> bool {
+        position < self.completed.load(Ordering::Acquire)
+    }
+
+    fn advance(&self, upto: u64) {
+        self.completed.fetch_max(upto, Ordering::AcqRel);
+    }
+
+    /// The cached tail event if it covers `position` (no runtime call).
+    fn cached(&self, position: u64) -> Option<(Arc<TailEvent>, u64)> {
+        let state = self.lock();
+        state
+            .tail
+            .as_ref()
+            .filter(|(_, covers)| position < *covers)
+            .cloned()
+    }
+
+    /// The event covering `position`: the cached one, or one recorded now at
+    /// the stream's tail (and cached).
+    fn event_covering(&self, position: u64) -> std::result::Result<(Arc<TailEvent>, u64), NoEvent> {
+        if self.known_complete(position) {
+            return Err(NoEvent::Finished);
+        }
+        let mut state = self.lock();
+        if let Some(tail) = state.tail.as_ref().filter(|(_, c)| position < *c) {
+            return Ok(tail.clone());
+        }
+        if state.retired {
+            return Err(NoEvent::Unrecordable(crate::error::Error::InvalidState(
+                "the stream is being destroyed and no event marks this work".into(),
+            )));
+        }
+        let recorded = self
+            .ctx
+            .bind()
+            .and_then(|()| TailEvent::record(&self.ctx, state.raw));
+        match recorded {
+            Ok(event) => {
+                let tail = (Arc::new(event), state.next);
+                state.tail = Some(tail.clone());
+                Ok(tail)
+            }
+            Err(error) => Err(NoEvent::Unrecordable(error)),
+        }
+    }
+
+    /// An event a stream of this lane's context can wait on to be ordered
+    /// after `position`; `None` if it has finished. Records at most one event.
+    pub(crate) fn event_to_wait_on(&self, position: u64) -> Result<Option<Arc<TailEvent>>> {
+        match self.event_covering(position) {
+            Ok((event, _)) => Ok(Some(event)),
+            Err(NoEvent::Finished) => Ok(None),
+            Err(NoEvent::Unrecordable(error)) => Err(error),
+        }
+    }
+
+    /// Whether `position` is proven finished, with no event recorded: by the
+    /// completed position, or by querying the cached tail event.
+    pub(crate) fn is_known_complete(&self, position: u64) -> bool {
+        if self.known_complete(position) {
+            return true;
+        }
+        match self.cached(position) {
+            Some((event, covers)) if event.is_complete().unwrap_or(false) => {
+                self.advance(covers);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `position` has finished, recording a tail event if none
+    /// covers it. Never `true` too early.
+    pub(crate) fn is_complete(&self, position: u64) -> Result<bool> {
+        match self.event_covering(position) {
+            Err(NoEvent::Finished) => Ok(true),
+            Ok((event, covers)) => {
+                let done = event.is_complete()?;
+                if done {
+                    self.advance(covers);
+                }
+                Ok(done)
+            }
+            Err(NoEvent::Unrecordable(error)) => Err(error),
+        }
+    }
+
+    /// Blocks until `position` has finished. Refused from a host callback of
+    /// this stream for work queued after the callback. If no event can mark
+    /// the work, waits for the whole device.
+    pub(crate) fn wait(&self, position: u64) -> Result<()> {
+        callback::refuse_wait_on_own_stream(self.stream_id, || {
+            Ok(self.is_known_complete(position))
+        })?;
+        match self.event_covering(position) {
+            Err(NoEvent::Finished) => Ok(()),
+            Ok((event, covers)) => {
+                event.synchronize()?;
+                self.advance(covers);
+                Ok(())
+            }
+            Err(NoEvent::Unrecordable(_)) => self.wait_device_wide(),
+        }
+    }
+
+    /// A device-wide synchronize, which covers every position queued before it.
+    pub(crate) fn wait_device_wide(&self) -> Result<()> {
+        let upto = self.lock().next;
+        crate::tracker::synchronize_device(&self.ctx)?;
+        self.advance(upto);
+        Ok(())
+    }
+
+    /// Called before the stream is destroyed: records one event covering
+    /// every position not known finished (so later waits need no stream),
+    /// then refuses further records. If that record fails, later waits fall
+    /// back to a device-wide synchronize.
+    pub(crate) fn retire(&self) {
+        let mut state = self.lock();
+        if state.retired {
+            return;
+        }
+        state.retired = true;
+        let next = state.next;
+        let covered = state.tail.as_ref().is_some_and(|(_, c)| *c >= next);
+        if covered || next <= self.completed.load(Ordering::Acquire) {
+            return;
+        }
+        let recorded = self
+            .ctx
+            .bind()
+            .and_then(|()| TailEvent::record(&self.ctx, state.raw));
+        if let Ok(event) = recorded {
+            state.tail = Some((Arc::new(event), next));
+        }
+    }
+}
+
+impl QueuedAt {
+    /// The stream's identity.
+    pub(crate) fn stream_id(&self) -> u64 {
+        self.lane.stream_id
+    }
+
+    /// The context of the stream.
+    pub(crate) fn context(&self) -> &Context {
+        self.lane.context()
+    }
+
+    /// Whether two handles denote the same launch.
+    pub(crate) fn same(&self, other: &QueuedAt) -> bool {
+        Arc::ptr_eq(&self.lane, &other.lane) && self.position == other.position
+    }
+
+    /// Blocks until the launch has finished (see [`Lane::wait`]).
+    pub(crate) fn wait(&self) -> Result<()> {
+        self.lane.wait(self.position)
+    }
+
+    /// Whether the launch is proven finished without recording anything.
+    pub(crate) fn is_known_complete(&self) -> bool {
+        self.lane.is_known_complete(self.position)
+    }
+}
