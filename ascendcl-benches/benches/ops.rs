@@ -4,7 +4,7 @@
 //! * `ops/raw/fresh` vs `ops/safe/fresh`: the raw sys sequence (two
 //!   `aclCreateTensor`, phase 1, phase 2, two `aclDestroyTensor`) against
 //!   `ops::relu(..)?.launch(..)?.detach()` (the same calls plus the tracker:
-//!   one marker event recorded per launch, order checks, bookkeeping);
+//!   order checks and bookkeeping, no runtime call more);
 //! * `ops/raw/repeatable` vs `ops/safe/repeatable`: a repeatable executor
 //!   re-pointed and launched (`aclSetInputTensorAddr`,
 //!   `aclSetOutputTensorAddr`, phase 2) against [`Repeatable::launch`].
@@ -20,62 +20,12 @@ use std::time::{Duration, Instant};
 
 use ascendcl::ops::{self, Repeatable, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
-use ascendcl::sys::{self, Aclnn, aclFormat, aclOpExecutor, aclTensor};
+use ascendcl::sys::{self, aclFormat, aclOpExecutor, aclTensor};
+use ascendcl_benches::raw_ops::RawOps;
 use ascendcl_benches::{BenchEnv, warm_up};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const CHUNK: u64 = 256;
-
-/// The raw sys sequence of one fresh 1-element ReLU.
-fn raw_fresh(
-    aclnn: &Aclnn,
-    x: *mut std::ffi::c_void,
-    y: *mut std::ffi::c_void,
-    stream: sys::aclrtStream,
-) {
-    let (shape, strides, storage) = ([1i64], [1i64], [1i64]);
-    let f32 = sys::aclDataType::ACL_FLOAT;
-    let nd = aclFormat::ACL_FORMAT_ND;
-    // SAFETY: valid arrays of one element; x and y are live 1-element
-    // device buffers; the descriptors are destroyed after the launch; the
-    // queued work is drained before the buffers are freed.
-    unsafe {
-        let a = aclnn
-            .aclCreateTensor(
-                shape.as_ptr(),
-                1,
-                f32,
-                strides.as_ptr(),
-                0,
-                nd,
-                storage.as_ptr(),
-                1,
-                x,
-            )
-            .unwrap();
-        let b = aclnn
-            .aclCreateTensor(
-                shape.as_ptr(),
-                1,
-                f32,
-                strides.as_ptr(),
-                0,
-                nd,
-                storage.as_ptr(),
-                1,
-                y,
-            )
-            .unwrap();
-        let (mut ws, mut ex): (u64, *mut aclOpExecutor) = (0, std::ptr::null_mut());
-        assert_eq!(
-            aclnn.aclnnReluGetWorkspaceSize(a, b, &mut ws, &mut ex),
-            Ok(0)
-        );
-        assert_eq!(aclnn.aclnnRelu(std::ptr::null_mut(), 0, ex, stream), Ok(0));
-        aclnn.aclDestroyTensor(a).unwrap();
-        aclnn.aclDestroyTensor(b).unwrap();
-    }
-}
 
 fn launch_overhead(c: &mut Criterion) {
     let env = BenchEnv::open();
@@ -85,6 +35,12 @@ fn launch_overhead(c: &mut Criterion) {
     let mut y = DeviceBuffer::<f32>::zeroed(ctx, 1).expect("y");
     let (raw_x, raw_y) = (x.as_device_ptr().cast_mut(), y.as_device_ptr().cast_mut());
     let raw_stream = stream.as_raw();
+    let raw = RawOps {
+        aclnn,
+        stream: raw_stream,
+        workspace: std::ptr::null_mut(),
+        workspace_len: 0,
+    };
     let _current = ctx.make_current().expect("bind");
     let drain = || stream.synchronize().expect("drain");
     let chunked = |iters: u64, op: &mut dyn FnMut()| {
@@ -104,9 +60,11 @@ fn launch_overhead(c: &mut Criterion) {
     let mut group = c.benchmark_group("ops");
 
     group.bench_function("raw/fresh", |b| {
-        warm_up(|| raw_fresh(aclnn, raw_x, raw_y, raw_stream));
+        // SAFETY: live 1-element buffers, drained before they are freed.
+        let mut op = || unsafe { raw.relu(raw_x, raw_y, 1) };
+        warm_up(&mut op);
         drain();
-        b.iter_custom(|iters| chunked(iters, &mut || raw_fresh(aclnn, raw_x, raw_y, raw_stream)))
+        b.iter_custom(|iters| chunked(iters, &mut op))
     });
     group.bench_function("safe/fresh", |b| {
         let mut op = || {
@@ -210,101 +168,6 @@ fn launch_overhead(c: &mut Criterion) {
     }
 }
 
-/// The raw sys sequence of one fresh 1×1×4×4 convolution with a 1×1×3×3
-/// kernel (descriptors, three int arrays, phase 1, phase 2, destroys).
-fn raw_conv(
-    aclnn: &Aclnn,
-    x: *mut std::ffi::c_void,
-    w: *mut std::ffi::c_void,
-    y: *mut std::ffi::c_void,
-    stream: sys::aclrtStream,
-) {
-    let (xs, ws, ys) = ([1i64, 1, 4, 4], [1i64, 1, 3, 3], [1i64, 1, 4, 4]);
-    let strides = |s: &[i64; 4]| [s[1] * s[2] * s[3], s[2] * s[3], s[3], 1];
-    let (xst, wst, yst) = (strides(&xs), strides(&ws), strides(&ys));
-    let (one, zero) = ([1i64, 1], [0i64, 0]);
-    let pad = [1i64, 1];
-    let (f32, nd) = (sys::aclDataType::ACL_FLOAT, aclFormat::ACL_FORMAT_ND);
-    // SAFETY: valid arrays; x, w, y are live device buffers of the sizes the
-    // shapes say; descriptors destroyed after the launch; the queue is
-    // drained before the buffers are freed.
-    unsafe {
-        let tx = aclnn
-            .aclCreateTensor(
-                xs.as_ptr(),
-                4,
-                f32,
-                xst.as_ptr(),
-                0,
-                nd,
-                [16i64].as_ptr(),
-                1,
-                x,
-            )
-            .unwrap();
-        let tw = aclnn
-            .aclCreateTensor(
-                ws.as_ptr(),
-                4,
-                f32,
-                wst.as_ptr(),
-                0,
-                nd,
-                [9i64].as_ptr(),
-                1,
-                w,
-            )
-            .unwrap();
-        let ty = aclnn
-            .aclCreateTensor(
-                ys.as_ptr(),
-                4,
-                f32,
-                yst.as_ptr(),
-                0,
-                nd,
-                [16i64].as_ptr(),
-                1,
-                y,
-            )
-            .unwrap();
-        let (s, p, d, op) = (
-            aclnn.aclCreateIntArray(one.as_ptr(), 2).unwrap(),
-            aclnn.aclCreateIntArray(pad.as_ptr(), 2).unwrap(),
-            aclnn.aclCreateIntArray(one.as_ptr(), 2).unwrap(),
-            aclnn.aclCreateIntArray(zero.as_ptr(), 2).unwrap(),
-        );
-        let (mut wsz, mut ex): (u64, *mut aclOpExecutor) = (0, std::ptr::null_mut());
-        let status = aclnn.aclnnConvolutionGetWorkspaceSize(
-            tx,
-            tw,
-            std::ptr::null(),
-            s,
-            p,
-            d,
-            false,
-            op,
-            1,
-            ty,
-            0,
-            &mut wsz,
-            &mut ex,
-        );
-        assert_eq!(status, Ok(0));
-        assert_eq!(wsz, 0, "the bench gives no workspace");
-        assert_eq!(
-            aclnn.aclnnConvolution(std::ptr::null_mut(), 0, ex, stream),
-            Ok(0)
-        );
-        for a in [s, p, d, op] {
-            aclnn.aclDestroyIntArray(a).unwrap();
-        }
-        for t in [tx, tw, ty] {
-            aclnn.aclDestroyTensor(t).unwrap();
-        }
-    }
-}
-
 fn conv_launch_overhead(c: &mut Criterion) {
     let env = BenchEnv::open();
     let (ctx, stream) = (&env.ctx, &env.stream);
@@ -318,6 +181,12 @@ fn conv_launch_overhead(c: &mut Criterion) {
         y.as_device_ptr().cast_mut(),
     );
     let raw_stream = stream.as_raw();
+    let raw = RawOps {
+        aclnn,
+        stream: raw_stream,
+        workspace: std::ptr::null_mut(),
+        workspace_len: 0,
+    };
     let _current = ctx.make_current().expect("bind");
     let drain = || stream.synchronize().expect("drain");
     let chunked = |iters: u64, op: &mut dyn FnMut()| {
@@ -337,9 +206,11 @@ fn conv_launch_overhead(c: &mut Criterion) {
     let window = ops::Window::square(1, 1);
     let mut group = c.benchmark_group("ops");
     group.bench_function("raw/conv", |b| {
-        warm_up(|| raw_conv(aclnn, rx, rw, ry, raw_stream));
+        // SAFETY: live buffers of 16, 9 and 16 f32, drained before they are freed.
+        let mut op = || unsafe { raw.conv3x3(rx, rw, ry) };
+        warm_up(&mut op);
         drain();
-        b.iter_custom(|iters| chunked(iters, &mut || raw_conv(aclnn, rx, rw, ry, raw_stream)))
+        b.iter_custom(|iters| chunked(iters, &mut op))
     });
     group.bench_function("safe/conv", |b| {
         let mut op = || {

@@ -12,6 +12,13 @@
 //! calls of any kind pay for lazy symbol resolution and context binding.
 //! Criterion's own warm-up then runs on top of that.
 
+pub mod calls;
+pub mod mlp_step;
+pub mod raw_mlp;
+pub mod raw_ops;
+pub mod repeatable;
+pub mod rows;
+
 use ascendcl::{Context, Device, Runtime, Stream};
 
 /// Iterations run before measuring.

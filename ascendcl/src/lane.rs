@@ -127,6 +127,18 @@ impl Lane {
         self.completed.fetch_max(upto, Ordering::AcqRel);
     }
 
+    /// The position the next launch will get: every launch before it is
+    /// covered by a stream synchronize that starts now.
+    pub(crate) fn next_position(&self) -> u64 {
+        self.lock().next
+    }
+
+    /// A stream synchronize that started at `upto` returned: every launch
+    /// before it has finished.
+    pub(crate) fn synchronized(&self, upto: u64) {
+        self.advance(upto);
+    }
+
     /// The cached tail event if it covers `position` (no runtime call).
     fn cached(&self, position: u64) -> Option<(Arc<TailEvent>, u64)> {
         let state = self.lock();

@@ -227,6 +227,15 @@ impl Stream {
         Ok(self.inner.raw)
     }
 
+    /// After a synchronize that started with `upto` as the lane's next
+    /// position returned: the launches before it are known finished. Not on
+    /// streams whose synchronize proves nothing (they run no tracked work).
+    fn note_synchronized(&self, upto: u64) {
+        if self.check_trackable().is_ok() {
+            self.inner.lane.synchronized(upto);
+        }
+    }
+
     fn take_callback_panic(&self) -> Result<()> {
         match self.inner.callback_panics.take() {
             None => Ok(()),
@@ -253,10 +262,12 @@ impl Stream {
         deferred::check_parked()?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
+        let upto = self.inner.lane.next_position();
         // SAFETY: a live stream of the current context.
         check(lib, "aclrtSynchronizeStream", unsafe {
             lib.aclrtSynchronizeStream(raw)
         })?;
+        self.note_synchronized(upto);
         self.take_callback_panic()
     }
 
@@ -269,10 +280,12 @@ impl Stream {
         deferred::check_parked()?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
+        let upto = self.inner.lane.next_position();
         // SAFETY: a live stream of the current context.
         check(lib, "aclrtSynchronizeStreamWithTimeout", unsafe {
             lib.aclrtSynchronizeStreamWithTimeout(raw, ms)
         })?;
+        self.note_synchronized(upto);
         self.take_callback_panic()
     }
 

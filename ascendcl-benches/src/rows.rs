@@ -1,0 +1,145 @@
+//! One row of the launch-cost bench: raw and safe blocks interleaved.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use crate::calls::{CallCounter, CallsPerLaunch};
+
+/// Medians (µs per launch) and calls per launch of both sides.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// What is launched.
+    pub name: &'static str,
+    /// Median µs per raw launch.
+    pub raw_us: f64,
+    /// Median µs per safe launch.
+    pub safe_us: f64,
+    /// Raw calls per launch (on the mock).
+    pub raw_calls: Option<CallsPerLaunch>,
+    /// Safe calls per launch (on the mock).
+    pub safe_calls: Option<CallsPerLaunch>,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn total(calls: &Option<CallsPerLaunch>) -> Option<f64> {
+    calls.as_ref().map(|c| c.values().sum())
+}
+
+fn json_calls(calls: &Option<CallsPerLaunch>) -> String {
+    match calls {
+        None => "null".into(),
+        Some(c) => {
+            let fields: Vec<String> = c.iter().map(|(f, n)| format!("\"{f}\": {n:.3}")).collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+    }
+}
+
+impl Row {
+    /// `safe / raw`.
+    pub fn ratio(&self) -> f64 {
+        self.safe_us / self.raw_us
+    }
+
+    /// The row as one JSON object.
+    pub fn json(&self) -> String {
+        let opt = |v: Option<f64>| v.map_or("null".into(), |v| format!("{v:.3}"));
+        format!(
+            "{{\"row\": \"{}\", \"raw_us\": {:.3}, \"safe_us\": {:.3}, \"safe_over_raw\": {:.3}, \
+             \"raw_calls_per_launch\": {}, \"safe_calls_per_launch\": {}, \"raw_calls\": {}, \"safe_calls\": {}}}",
+            self.name,
+            self.raw_us,
+            self.safe_us,
+            self.ratio(),
+            opt(total(&self.raw_calls)),
+            opt(total(&self.safe_calls)),
+            json_calls(&self.raw_calls),
+            json_calls(&self.safe_calls),
+        )
+    }
+}
+
+/// A Markdown table of `rows`.
+pub fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| launch | raw µs | safe µs | safe/raw | raw calls | safe calls |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    let opt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {:.2} | {:.2} | {:.3} | {} | {} |",
+            r.name,
+            r.raw_us,
+            r.safe_us,
+            r.ratio(),
+            opt(total(&r.raw_calls)),
+            opt(total(&r.safe_calls))
+        );
+    }
+    out
+}
+
+/// Alternates `rounds` blocks of `chunk` raw and `chunk` safe launches (the
+/// side that goes first alternating too),
+/// each block timed from an empty queue (`drain` between blocks, untimed),
+/// after a warm-up of `chunk` of each; then counts each side's calls over
+/// one more block with `counter`.
+pub fn interleave(
+    name: &'static str,
+    raw: &mut dyn FnMut(),
+    safe: &mut dyn FnMut(),
+    (rounds, chunk): (usize, usize),
+    drain: &dyn Fn(),
+    counter: &CallCounter,
+) -> Row {
+    let chunk = chunk.max(1);
+    for _ in 0..chunk {
+        raw();
+        safe();
+    }
+    drain();
+    let (mut r, mut s) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    let block = |op: &mut dyn FnMut(), times: &mut Vec<f64>| {
+        let start = Instant::now();
+        (0..chunk).for_each(|_| op());
+        times.push(start.elapsed().as_secs_f64() * 1e6 / chunk as f64);
+        drain();
+    };
+    // Which side goes first alternates, so neither always follows a drain
+    // of the other's work.
+    for round in 0..rounds.max(1) {
+        if round % 2 == 0 {
+            block(raw, &mut r);
+            block(safe, &mut s);
+        } else {
+            block(safe, &mut s);
+            block(raw, &mut r);
+        }
+    }
+    let count = |op: &mut dyn FnMut()| {
+        drain();
+        counter.begin();
+        drain();
+        (0..chunk).for_each(|_| op());
+        drain();
+        let calls = counter.end(chunk);
+        // Other threads of a lockstep row (drain has a barrier) may not go
+        // on before the journal is read.
+        drain();
+        calls
+    };
+    let raw_calls = count(raw);
+    let safe_calls = count(safe);
+    Row {
+        name,
+        raw_us: median(r),
+        safe_us: median(s),
+        raw_calls,
+        safe_calls,
+    }
+}
