@@ -92,6 +92,9 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_pow.h",
     "aclnnop/aclnn_clamp.h",
     "aclnnop/aclnn_isfinite.h",
+    // operators III, attention batch (hicann/ops-transformer)
+    "aclnnop/aclnn_flash_attention_score.h",
+    "aclnnop/aclnn_flash_attention_score_grad.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

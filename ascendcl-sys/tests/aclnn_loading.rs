@@ -122,7 +122,11 @@ fn a_directory_without_nnopbase_or_op_libraries_is_a_typed_error_listing_what_wa
         .iter()
         .map(|a| a.candidate.clone())
         .collect();
-    assert_eq!(tried.len(), 4, "every op library name was tried: {tried:?}");
+    assert_eq!(
+        tried.len(),
+        ascendcl_sys::aclnn::OPAPI_LIBRARIES.len(),
+        "every op library name was tried: {tried:?}"
+    );
     assert!(tried.ends_with(&[dir.join("libopapi.so")]));
 }
 
@@ -157,4 +161,65 @@ fn every_declared_aclnn_function_is_loadable_and_every_loadable_one_is_declared(
     declared.sort_unstable();
     loadable.sort_unstable();
     assert_eq!(declared, loadable);
+}
+
+// ------------------------------------------------ operators III, attention batch
+
+#[test]
+fn flash_attention_resolves_from_libopapi_transformer_before_the_aggregate() {
+    let dir = temp_dir("transformer");
+    fake_library(&dir, NNOPBASE, NNOPBASE_SOURCE);
+    let fa = |tag: i32| {
+        format!(
+            "int aclnnFlashAttentionScoreGetWorkspaceSize(void) {{ return {tag}; }}\n\
+             int aclnnFlashAttentionScore(void) {{ return {tag}; }}\n"
+        )
+    };
+    fake_library(&dir, "libopapi_transformer.so", &fa(5));
+    fake_library(&dir, "libopapi.so", &(fa(6) + &add_phase1(2) + ADD_PHASE2));
+    let aclnn = Aclnn::open_dir(&dir).expect("opens");
+    let opened: Vec<_> = aclnn
+        .op_libraries()
+        .map(|p| p.file_name().unwrap().to_owned())
+        .collect();
+    assert_eq!(opened, ["libopapi_transformer.so", "libopapi.so"]);
+    aclnn
+        .require_op("FlashAttentionScore")
+        .expect("both functions resolve");
+    let mut layout = *b"BSH\0";
+    let status = {
+        let mut ws = 0u64;
+        let mut ex: *mut aclOpExecutor = std::ptr::null_mut();
+        let null = std::ptr::null::<aclTensor>();
+        // SAFETY: the fake phase 1 reads no argument.
+        unsafe {
+            aclnn.aclnnFlashAttentionScoreGetWorkspaceSize(
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                std::ptr::null(),
+                1.0,
+                1.0,
+                0,
+                0,
+                1,
+                layout.as_mut_ptr().cast(),
+                0,
+                0,
+                null,
+                null,
+                null,
+                null,
+                &mut ws,
+                &mut ex,
+            )
+        }
+    };
+    assert_eq!(status, Ok(5), "libopapi_transformer.so answers first");
+    // Add is only in the aggregate: still found there.
+    assert_eq!(call_add_phase1(&aclnn), 2);
 }

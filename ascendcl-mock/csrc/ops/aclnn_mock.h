@@ -79,7 +79,8 @@ typedef enum aclFormat {
 } aclFormat;
 
 #define MK_MAX_DIMS 8 /* CANN tensors have at most 8 dimensions */
-#define MK_MAX_SLOTS 8
+/* 12: aclnnFlashAttentionScoreGrad has 11 tensors (op_flash_attention_grad.c) */
+#define MK_MAX_SLOTS 12
 
 /* A tensor as a kernel sees it: strides and offset in elements
  * (aclnn-facts.md A.2.2, aclCreateTensor). */

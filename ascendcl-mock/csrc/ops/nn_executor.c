@@ -109,8 +109,9 @@ static aclnnStatus launch(aclmock_call *c, void *workspace, uint64_t wsSize, acl
                             e->op, (unsigned long long)e->ws_size, (unsigned long long)wsSize, workspace);
     }
     aclmock_span spans[MK_MAX_SLOTS + 1];
-    static const char *const roles[MK_MAX_SLOTS] = {"tensor 0", "tensor 1", "tensor 2", "tensor 3",
-                                                    "tensor 4", "tensor 5", "tensor 6", "tensor 7"};
+    static const char *const roles[MK_MAX_SLOTS] = {"tensor 0", "tensor 1", "tensor 2",  "tensor 3",
+                                                    "tensor 4", "tensor 5", "tensor 6",  "tensor 7",
+                                                    "tensor 8", "tensor 9", "tensor 10", "tensor 11"};
     uint32_t n = 0;
     for (uint32_t i = 0; i < e->job.nslots; i++) {
         const mk_view *v = &e->job.slot[i];

@@ -489,6 +489,36 @@ aclnnStatus aclnnIsFiniteGetWorkspaceSize(const aclTensor *self, aclTensor *out,
 ACLNN_LAUNCH(aclnnIsFinite);
 /* ---- end of batch `elementwise` ---- */
 
+/* ---- operators III, batch `attention` (issue 20): FlashAttentionScore and its grad.
+ * Parameter lists from hicann/ops-transformer (no tags; commit c29bc106)
+ * attention/flash_attention_score/op_host/op_api/aclnn_flash_attention_score.h:24-30
+ * and attention/flash_attention_score_grad/op_host/op_api/aclnn_flash_attention_score_grad.h:24-32.
+ * Installed as aclnnop/aclnn_flash_attention_score.h and _grad.h; the
+ * library is libopapi_transformer.so (ops-transformer
+ * scripts/package/module/ascend/OpsTransformer.xml:6-8).
+ * The outputs are declared const in CANN's header. inputLayout is a
+ * NUL-terminated "BSH", "SBH", "BSND", "BNSD" or "TND" (declared char *). */
+aclnnStatus aclnnFlashAttentionScoreGetWorkspaceSize(
+    const aclTensor *query, const aclTensor *key, const aclTensor *value, const aclTensor *realShiftOptional,
+    const aclTensor *dropMaskOptional, const aclTensor *paddingMaskOptional, const aclTensor *attenMaskOptional,
+    const aclIntArray *prefixOptional, double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens,
+    int64_t headNum, char *inputLayout, int64_t innerPrecise, int64_t sparseMode, const aclTensor *softmaxMaxOut,
+    const aclTensor *softmaxSumOut, const aclTensor *softmaxOutOut, const aclTensor *attentionOutOut,
+    uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnFlashAttentionScore);
+/* The gradients dq, dk, dv (and dpse) from the forward's inputs, dy, its
+ * softmaxMax/softmaxSum and its attention output (attentionInOptional). */
+aclnnStatus aclnnFlashAttentionScoreGradGetWorkspaceSize(
+    const aclTensor *query, const aclTensor *keyIn, const aclTensor *value, const aclTensor *dy,
+    const aclTensor *pseShiftOptional, const aclTensor *dropMaskOptional, const aclTensor *paddingMaskOptional,
+    const aclTensor *attenMaskOptional, const aclTensor *softmaxMaxOptional, const aclTensor *softmaxSumOptional,
+    const aclTensor *softmaxInOptional, const aclTensor *attentionInOptional, const aclIntArray *prefixOptional,
+    double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens, int64_t headNum, char *inputLayout,
+    int64_t innerPrecise, int64_t sparseMode, const aclTensor *dqOut, const aclTensor *dkOut, const aclTensor *dvOut,
+    const aclTensor *dpseOut, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnFlashAttentionScoreGrad);
+/* ---- end of batch `attention` ---- */
+
 #undef ACLNN_LAUNCH
 
 #ifdef __cplusplus

@@ -382,4 +382,14 @@ aclnn_functions! {
     /// Phase 2 of IsFinite.
     op fn aclnnIsFinite(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------- end of operators III, batch `elementwise`
+    // ----------------------------------- operators III, batch `attention`
+    /// Phase 1 of FlashAttentionScore (hicann/ops-transformer); the outputs are const in CANN's header.
+    op fn aclnnFlashAttentionScoreGetWorkspaceSize(query: *const aclTensor, key: *const aclTensor, value: *const aclTensor, realShiftOptional: *const aclTensor, dropMaskOptional: *const aclTensor, paddingMaskOptional: *const aclTensor, attenMaskOptional: *const aclTensor, prefixOptional: *const aclIntArray, scaleValue: f64, keepProb: f64, preTokens: i64, nextTokens: i64, headNum: i64, inputLayout: *mut c_char, innerPrecise: i64, sparseMode: i64, softmaxMaxOut: *const aclTensor, softmaxSumOut: *const aclTensor, softmaxOutOut: *const aclTensor, attentionOutOut: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of FlashAttentionScore.
+    op fn aclnnFlashAttentionScore(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of FlashAttentionScoreGrad: dq, dk, dv from the forward's inputs, dy and saved statistics.
+    op fn aclnnFlashAttentionScoreGradGetWorkspaceSize(query: *const aclTensor, keyIn: *const aclTensor, value: *const aclTensor, dy: *const aclTensor, pseShiftOptional: *const aclTensor, dropMaskOptional: *const aclTensor, paddingMaskOptional: *const aclTensor, attenMaskOptional: *const aclTensor, softmaxMaxOptional: *const aclTensor, softmaxSumOptional: *const aclTensor, softmaxInOptional: *const aclTensor, attentionInOptional: *const aclTensor, prefixOptional: *const aclIntArray, scaleValue: f64, keepProb: f64, preTokens: i64, nextTokens: i64, headNum: i64, inputLayout: *mut c_char, innerPrecise: i64, sparseMode: i64, dqOut: *const aclTensor, dkOut: *const aclTensor, dvOut: *const aclTensor, dpseOut: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of FlashAttentionScoreGrad.
+    op fn aclnnFlashAttentionScoreGrad(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ------------------------------ end of operators III, batch `attention`
 }

@@ -3,7 +3,7 @@
 //! Operators live outside the runtime: the descriptor API (tensors, scalars,
 //! arrays, executors) in `libnnopbase.so`, the operators in the op-API
 //! libraries — CANN 8.5 splits them into `libopapi_math.so`, `libopapi_nn.so`,
-//! `libopapi_cv.so` and still ships the aggregate `libopapi.so`. A program
+//! `libopapi_cv.so`, `libopapi_transformer.so` and still ships the aggregate `libopapi.so`. A program
 //! that never launches an operator never loads any of them.
 //!
 //! [`aclnn`] finds them in one directory, the first of:
@@ -40,10 +40,14 @@ pub const ACLNN_DIR_ENV_VAR: &str = "ASCENDCL_ACLNN_DIR";
 pub const NNOPBASE: &str = "libnnopbase.so";
 
 /// The op-API libraries, in resolution order.
-pub const OPAPI_LIBRARIES: [&str; 4] = [
+pub const OPAPI_LIBRARIES: [&str; 5] = [
     "libopapi_math.so",
     "libopapi_nn.so",
     "libopapi_cv.so",
+    // FlashAttentionScore(Grad) and the other transformer ops: hicann/ops-transformer
+    // installs it as lib64/libopapi_transformer.so
+    // (scripts/package/module/ascend/OpsTransformer.xml:6-8, commit c29bc106).
+    "libopapi_transformer.so",
     "libopapi.so",
 ];
 

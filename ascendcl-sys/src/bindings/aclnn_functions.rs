@@ -1151,3 +1151,76 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnFlashAttentionScoreGetWorkspaceSize(
+        query: *const aclTensor,
+        key: *const aclTensor,
+        value: *const aclTensor,
+        realShiftOptional: *const aclTensor,
+        dropMaskOptional: *const aclTensor,
+        paddingMaskOptional: *const aclTensor,
+        attenMaskOptional: *const aclTensor,
+        prefixOptional: *const aclIntArray,
+        scaleValue: f64,
+        keepProb: f64,
+        preTokens: i64,
+        nextTokens: i64,
+        headNum: i64,
+        inputLayout: *mut ::std::os::raw::c_char,
+        innerPrecise: i64,
+        sparseMode: i64,
+        softmaxMaxOut: *const aclTensor,
+        softmaxSumOut: *const aclTensor,
+        softmaxOutOut: *const aclTensor,
+        attentionOutOut: *const aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnFlashAttentionScore(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnFlashAttentionScoreGradGetWorkspaceSize(
+        query: *const aclTensor,
+        keyIn: *const aclTensor,
+        value: *const aclTensor,
+        dy: *const aclTensor,
+        pseShiftOptional: *const aclTensor,
+        dropMaskOptional: *const aclTensor,
+        paddingMaskOptional: *const aclTensor,
+        attenMaskOptional: *const aclTensor,
+        softmaxMaxOptional: *const aclTensor,
+        softmaxSumOptional: *const aclTensor,
+        softmaxInOptional: *const aclTensor,
+        attentionInOptional: *const aclTensor,
+        prefixOptional: *const aclIntArray,
+        scaleValue: f64,
+        keepProb: f64,
+        preTokens: i64,
+        nextTokens: i64,
+        headNum: i64,
+        inputLayout: *mut ::std::os::raw::c_char,
+        innerPrecise: i64,
+        sparseMode: i64,
+        dqOut: *const aclTensor,
+        dkOut: *const aclTensor,
+        dvOut: *const aclTensor,
+        dpseOut: *const aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnFlashAttentionScoreGrad(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}

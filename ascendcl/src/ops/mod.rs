@@ -47,6 +47,7 @@ mod conv;
 mod descriptor;
 mod dtype;
 mod elementwise;
+mod flash_attention;
 mod layer_norm;
 mod math;
 mod nn;
@@ -94,3 +95,8 @@ pub use workspace::Workspace;
 // operators III, norm_shape batch
 pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
 pub use reduce_dims::{amax, mean};
+// operators III, attention batch
+pub use flash_attention::{
+    AttentionLayout, AttentionSaved, AttentionStats, FlashAttention, SparseMode,
+    flash_attention_score, flash_attention_score_grad,
+};
