@@ -404,3 +404,57 @@ fn threads_launching_collectives_of_one_communicator_on_new_stream_handles_do_no
         });
     });
 }
+
+#[test]
+fn buffers_of_a_two_rank_all_reduce_are_waited_for_by_a_read_and_by_another_stream() {
+    common::check(|env| {
+        let (_devices, comms) = hccl_support::communicators(env, 2)?;
+        env.slow_streams(DELAY);
+        let sums = hccl_support::on_ranks(&comms, |comm| {
+            let ctx = comm.device().default_context();
+            let (stream, other) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
+            let x = DeviceBuffer::<f32>::from_host(&ctx, &[comm.rank() as f32 + 1.0; N])?;
+            let mut y = DeviceBuffer::<f32>::zeroed(&ctx, N)?;
+            comm.all_reduce(&x, &mut y, ReduceOp::Sum, &stream)?
+                .detach();
+            // Another stream copies the result: ordered after the collective.
+            let mut host = HostBuffer::<f32>::zeroed(&ctx, N)?;
+            std::mem::forget(other.copy_device_to_host(&y, &mut host)?);
+            let copied = host.as_slice()?.to_vec();
+            Ok((copied, y.to_vec()?))
+        })?;
+        for (copied, read) in sums {
+            assert_eq!(copied, vec![3.0; N], "the copy ran before the collective");
+            assert_eq!(read, vec![3.0; N]);
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn a_host_callback_launching_on_its_own_stream_while_the_host_launches_there_does_not_deadlock() {
+    within_bound("launches from a callback", || {
+        common::check(|env| {
+            let (_device, ctx) = env.device0();
+            env.slow_streams(Duration::from_micros(100));
+            let stream = Stream::new(&ctx)?;
+            let from_callback = Arc::new(Mutex::new(DeviceBuffer::<u8>::zeroed(&ctx, N)?));
+            let mut ours = DeviceBuffer::<u8>::zeroed(&ctx, N)?;
+            for round in 0..20u8 {
+                let (buffer, launcher) = (from_callback.clone(), stream.clone());
+                stream.launch_host_fn(move || {
+                    let mut buffer = buffer.lock().expect("lock");
+                    let queued = launcher.fill_bytes(&mut *buffer, round).map(|p| p.detach());
+                    assert!(queued.is_ok(), "the callback's launch failed: {queued:?}");
+                })?;
+                std::mem::forget(stream.fill_bytes(&mut ours, round)?);
+            }
+            stream.synchronize()?;
+            assert_eq!(ours.to_vec()?, vec![19; N]);
+            let last = from_callback.lock().expect("lock").to_vec()?;
+            assert_eq!(last, vec![19; N]);
+            drop(stream);
+            Ok(())
+        });
+    });
+}
