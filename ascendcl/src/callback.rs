@@ -63,6 +63,11 @@ struct HostCall {
     /// its own callback).
     panics: Arc<PanicSlot>,
     running: Running,
+    /// Tells the stream's lane, as the callback starts, that every tracked
+    /// launch queued before it has finished: a callback may then read a
+    /// buffer written before it on its own stream (no event covers that
+    /// work, and none recorded now could be waited for from here).
+    reached: crate::lane::Reached,
 }
 
 /// The host callback running on this thread, if any.
@@ -135,7 +140,13 @@ extern "C" fn trampoline(args: *mut c_void) {
     // SAFETY: `args` is the Box<HostCall> leaked by launch_host_fn; the
     // runtime calls the function exactly once.
     let call = unsafe { Box::from_raw(args.cast::<HostCall>()) };
-    let HostCall { f, panics, running } = *call;
+    let HostCall {
+        f,
+        panics,
+        running,
+        reached,
+    } = *call;
+    reached.mark();
     let guard = RunningGuard::enter(running);
     if let Err(panic) = catch_unwind(AssertUnwindSafe(f)) {
         let text = panic_text(&*panic);
@@ -186,25 +197,32 @@ impl Stream {
     /// ```
     pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         let raw = self.bound()?;
-        let args = Box::into_raw(Box::new(HostCall {
-            f: Box::new(f),
-            panics: self.inner.callback_panics.clone(),
-            running: Running {
-                stream: self.inner.id,
-                device: self.context().device_id(),
-            },
-        }));
         let lib = self.context().lib();
-        // SAFETY: `trampoline` matches aclrtHostFunc and takes ownership of
-        // `args`, which stays valid until it runs.
-        let result = check(lib, "aclrtLaunchHostFunc", unsafe {
-            lib.aclrtLaunchHostFunc(raw, Some(trampoline), args.cast())
-        });
-        if result.is_err() {
-            // Not queued: the runtime never calls the trampoline, so reclaim.
-            // SAFETY: `args` came from Box::into_raw above and was not consumed.
-            drop(unsafe { Box::from_raw(args) });
-        }
-        result
+        let panics = self.inner.callback_panics.clone();
+        let running = Running {
+            stream: self.inner.id,
+            device: self.context().device_id(),
+        };
+        // Queued under the lane's lock, so that the positions before the
+        // callback's are exactly the launches the stream runs first.
+        self.inner.lane.queue_host_fn(|reached| {
+            let args = Box::into_raw(Box::new(HostCall {
+                f: Box::new(f),
+                panics,
+                running,
+                reached,
+            }));
+            // SAFETY: `trampoline` matches aclrtHostFunc and takes ownership of
+            // `args`, which stays valid until it runs.
+            let result = check(lib, "aclrtLaunchHostFunc", unsafe {
+                lib.aclrtLaunchHostFunc(raw, Some(trampoline), args.cast())
+            });
+            if result.is_err() {
+                // Not queued: the runtime never calls the trampoline, so reclaim.
+                // SAFETY: `args` came from Box::into_raw above and was not consumed.
+                drop(unsafe { Box::from_raw(args) });
+            }
+            result
+        })
     }
 }

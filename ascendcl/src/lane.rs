@@ -34,8 +34,9 @@ pub(crate) struct Lane {
     ctx: Context,
     /// The stream's identity (see `Stream::same_as`).
     pub(crate) stream_id: u64,
-    /// Every position below this one has finished.
-    completed: AtomicU64,
+    /// Every position below this one has finished (shared with the host
+    /// callbacks queued on the stream, see [`Reached`]).
+    completed: Arc<AtomicU64>,
     state: Mutex<LaneState>,
 }
 
@@ -72,6 +73,21 @@ pub(crate) struct QueuedAt {
     pub(crate) position: u64,
 }
 
+/// What a host callback proves when it starts to run: the stream has passed
+/// every position queued before it. Holds only the lane's completed position
+/// (not the lane, whose last handle must never drop on the callback thread).
+pub(crate) struct Reached {
+    completed: Arc<AtomicU64>,
+    upto: u64,
+}
+
+impl Reached {
+    /// Called as the callback starts: every position before it has finished.
+    pub(crate) fn mark(&self) {
+        self.completed.fetch_max(self.upto, Ordering::AcqRel);
+    }
+}
+
 /// Why no event covers a position.
 enum NoEvent {
     /// The position has finished.
@@ -85,7 +101,7 @@ impl Lane {
         Arc::new(Lane {
             ctx: ctx.clone(),
             stream_id,
-            completed: AtomicU64::new(0),
+            completed: Arc::new(AtomicU64::new(0)),
             state: Mutex::new(LaneState {
                 raw,
                 retired: false,
@@ -119,6 +135,21 @@ impl Lane {
         (result, at)
     }
 
+    /// Queues a host callback (`launch` gets what the callback proves when it
+    /// runs, and returns at once), giving it the next position in one
+    /// critical section, so that every position before it is one the stream
+    /// runs first.
+    pub(crate) fn queue_host_fn<T>(&self, launch: impl FnOnce(Reached) -> T) -> T {
+        let mut state = self.lock();
+        let reached = Reached {
+            completed: self.completed.clone(),
+            upto: state.next,
+        };
+        let result = launch(reached);
+        state.next += 1;
+        result
+    }
+
     fn known_complete(&self, position: u64) -> bool {
         position < self.completed.load(Ordering::Acquire)
     }
@@ -140,8 +171,15 @@ impl Lane {
     }
 
     /// The cached tail event if it covers `position` (no runtime call).
+    /// Never blocks: if another thread holds the lane's lock (it may be
+    /// inside a launch waiting for a lock of the caller's, e.g. a
+    /// communicator's), answers `None`, which proves nothing.
     fn cached(&self, position: u64) -> Option<(Arc<TailEvent>, u64)> {
-        let state = self.lock();
+        let state = match self.state.try_lock() {
+            Ok(state) => state,
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
         state
             .tail
             .as_ref()
@@ -189,7 +227,9 @@ impl Lane {
     }
 
     /// Whether `position` is proven finished, with no event recorded: by the
-    /// completed position, or by querying the cached tail event.
+    /// completed position, or by querying the cached tail event. Never waits
+    /// for the lane's lock, so it may be called with any lock held (a
+    /// tracker's, an allocator's, a communicator's): `false` when busy.
     pub(crate) fn is_known_complete(&self, position: u64) -> bool {
         if self.known_complete(position) {
             return true;

@@ -6,9 +6,13 @@
 //! scripts that respect Rust's borrow rules (a buffer written by a thread is
 //! owned by it; shared buffers are only read) through the same [`UseSet`] as
 //! the real tracker, with the real code's atomic steps and the lazy-marker
-//! protocol of `crate::lane`: a use is (stream, position); a whole enqueue is
-//! one step (it runs under the trackers' locks, the position taken under the
-//! lane's lock with the launch); an event is recorded at a stream's tail only
+//! protocol of `crate::lane`: a use is (stream, position); an enqueue is two
+//! steps under its trackers' locks (which block other threads' enqueues and
+//! waits on those trackers, see `locks.rs`): ordering (the events of the
+//! conflicting uses, the waits queued on the stream), then the launch with
+//! its position taken under the lane's lock and the use stored; between the
+//! two, threads on other trackers may launch on the same stream or record
+//! its tail event, as in the real code; an event is recorded at a stream's tail only
 //! when something waits, covering every position taken so far there, and is
 //! cached per stream; a host wait snapshots under the tracker lock, obtains
 //! events (one step, under the lanes' locks), blocks without any lock, then
@@ -28,7 +32,7 @@
 
 use std::collections::VecDeque;
 
-use super::uses::{Access, QueuedUse, UseSet};
+use super::uses::{Access, QueuedUse};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct FakeUse {
@@ -63,61 +67,6 @@ enum Protocol {
 }
 
 #[derive(Debug, Clone)]
-enum Tracker {
-    Current(UseSet<FakeUse>),
-    Previous(Option<FakeUse>),
-}
-
-impl Tracker {
-    fn new(protocol: Protocol) -> Tracker {
-        match protocol {
-            Protocol::PreviousSingleSlot => Tracker::Previous(None),
-            _ => Tracker::Current(UseSet::default()),
-        }
-    }
-
-    fn conflicts(&self, access: Access) -> Vec<FakeUse> {
-        match self {
-            Tracker::Current(set) => set.conflicts(access).cloned().collect(),
-            Tracker::Previous(last) => last.iter().cloned().collect(),
-        }
-    }
-
-    fn to_order_after(&self, access: Access, stream: u64) -> Vec<FakeUse> {
-        match self {
-            Tracker::Current(set) => set.to_order_after(access, stream),
-            Tracker::Previous(last) => last
-                .iter()
-                .filter(|u| u.stream != stream)
-                .cloned()
-                .collect(),
-        }
-    }
-
-    fn record(&mut self, access: Access, new: FakeUse) {
-        match self {
-            Tracker::Current(set) => set.record(access, new),
-            Tracker::Previous(last) => *last = Some(new),
-        }
-    }
-
-    fn remove_finished(&mut self, done: &[FakeUse]) {
-        match self {
-            Tracker::Current(set) => set.remove_finished(done),
-            Tracker::Previous(last) => {
-                if last.as_ref().is_some_and(|l| done.contains(l)) {
-                    *last = None;
-                }
-            }
-        }
-    }
-
-    fn key(&self) -> String {
-        format!("{self:?}")
-    }
-}
-
-#[derive(Debug, Clone)]
 enum Action {
     /// Queue an operation touching buffers on a stream.
     Enqueue {
@@ -146,6 +95,8 @@ enum Phase {
     Queued(usize),
     /// Position taken, launch not yet queued (planted bug only).
     Positioned(u64),
+    /// Waits queued on the stream, trackers locked, launch not yet queued.
+    Ordered,
     /// A wait saw these uses under the tracker lock.
     Snapshot(Vec<FakeUse>),
     /// Blocked until these events complete, then forgets the uses.
@@ -193,6 +144,8 @@ struct World {
     complete: Vec<bool>,
     ops: Vec<Op>,
     threads: Vec<Thread>,
+    /// The thread holding each tracker's lock across an enqueue.
+    held: Vec<Option<usize>>,
 }
 
 fn conflict(a: Access, b: Access) -> bool {
@@ -208,6 +161,7 @@ impl World {
             lanes: vec![Lane::default(); streams],
             complete: Vec::new(),
             ops: Vec::new(),
+            held: vec![None; buffers],
             threads: scripts
                 .into_iter()
                 .map(|script| Thread {
@@ -225,7 +179,10 @@ impl World {
         for t in &self.trackers {
             key += &t.key();
         }
-        key += &format!("{:?}{:?}{:?}", self.streams, self.lanes, self.complete);
+        key += &format!(
+            "{:?}{:?}{:?}{:?}",
+            self.streams, self.lanes, self.complete, self.held
+        );
         for op in &self.ops {
             key += if op.ran { "r" } else { "q" };
         }
@@ -277,6 +234,12 @@ impl World {
         order_after: &[Vec<FakeUse>],
         position: Option<u64>,
     ) -> usize {
+        self.order(stream, order_after);
+        self.launch(stream, touches, position)
+    }
+
+    /// Queues on `stream` a wait on the event of each use of `order_after`.
+    fn order(&mut self, stream: usize, order_after: &[Vec<FakeUse>]) {
         for uses in order_after {
             for u in uses {
                 if let Some((event, _, _)) = self.event_for(u) {
@@ -284,6 +247,15 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Queues the op at `position` (taken now if `None`); returns its index.
+    fn launch(
+        &mut self,
+        stream: usize,
+        touches: &[(usize, Access)],
+        position: Option<u64>,
+    ) -> usize {
         let position = position.unwrap_or_else(|| self.take_position(stream));
         let op = self.ops.len();
         self.ops.push(Op {
@@ -332,11 +304,13 @@ impl World {
             (Action::Enqueue { stream, touches }, Phase::Start) => {
                 match self.protocol {
                     Protocol::Current => {
+                        let buffers: Vec<usize> = touches.iter().map(|&(b, _)| b).collect();
+                        if !self.lock_all(t, &buffers) {
+                            return None;
+                        }
                         let plan = self.plan(&touches, stream);
-                        let op = self.queue(stream, &touches, &plan, None);
-                        self.store(op);
-                        self.threads[t].queued.push(op);
-                        self.advance(t);
+                        self.order(stream, &plan);
+                        self.threads[t].phase = Phase::Ordered;
                     }
                     Protocol::PositionOutsideCriticalSection => {
                         let position = self.take_position(stream);
@@ -356,6 +330,14 @@ impl World {
                 self.advance(t);
                 Ok(())
             }
+            (Action::Enqueue { stream, touches }, Phase::Ordered) => {
+                let op = self.launch(stream, &touches, None);
+                self.store(op);
+                self.unlock_all(t);
+                self.threads[t].queued.push(op);
+                self.advance(t);
+                Ok(())
+            }
             (Action::Enqueue { stream, touches }, Phase::Planned(plan)) => {
                 let op = self.queue(stream, &touches, &plan, None);
                 self.threads[t].queued.push(op);
@@ -368,6 +350,9 @@ impl World {
                 Ok(())
             }
             (Action::Host { buffer, access }, Phase::Start) => {
+                if !self.free_for(t, &[buffer]) {
+                    return None;
+                }
                 self.threads[t].phase = Phase::Snapshot(self.trackers[buffer].conflicts(access));
                 Ok(())
             }
@@ -383,6 +368,18 @@ impl World {
             }
             (action, Phase::Waiting(uses, events)) => {
                 if !events.iter().all(|&(e, _, _)| self.complete[e]) {
+                    return None;
+                }
+                // Forgetting the uses takes the trackers' locks.
+                let buffers: Vec<usize> = match action {
+                    Action::Host { buffer, .. } => vec![buffer],
+                    Action::WaitPending { n } => {
+                        let op = &self.ops[self.threads[t].queued[n]];
+                        op.touches.iter().map(|&(b, _)| b).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                if !self.free_for(t, &buffers) {
                     return None;
                 }
                 for &(_, s, covers) in &events {
@@ -401,8 +398,8 @@ impl World {
                         }
                     }
                     Action::WaitPending { n } => {
-                        for tr in &mut self.trackers {
-                            tr.remove_finished(&uses);
+                        for (b, _) in self.ops[self.threads[t].queued[n]].touches.clone() {
+                            self.trackers[b].remove_finished(&uses);
                         }
                         self.check_ran(self.threads[t].queued[n])
                     }
@@ -469,6 +466,9 @@ impl World {
 }
 
 mod explore;
+mod locks;
+mod protocol_tracker;
 mod scenarios;
 
 use explore::explore;
+use protocol_tracker::Tracker;

@@ -161,3 +161,30 @@ fn the_checker_finds_a_position_taken_outside_the_launch_critical_section() {
         "{violation}"
     );
 }
+
+/// Thread 0 orders a launch on stream 1 after its write on stream 0 (the
+/// waits are queued before the launch, in a step of their own) while thread
+/// 1, on other buffers, launches on stream 1 and waits for it from the host
+/// (recording stream 1's tail event) in between; then everything is read.
+fn launch_between_ordering_and_launch(protocol: Protocol) -> World {
+    World::new(
+        protocol,
+        3,
+        2,
+        vec![
+            vec![
+                enqueue(0, &[(0, Write)]),
+                enqueue(1, &[(0, Read), (1, Write)]),
+                host(1, Read),
+                host(0, Write),
+            ],
+            vec![enqueue(1, &[(2, Write)]), host(2, Read), host(2, Write)],
+        ],
+    )
+}
+
+#[test]
+fn every_interleaving_of_launches_between_another_enqueues_ordering_and_launch_is_ordered() {
+    let states = explore(launch_between_ordering_and_launch(Protocol::Current)).unwrap();
+    assert!(states > 100, "explored only {states} states");
+}
