@@ -45,6 +45,7 @@
 mod activations;
 mod conv;
 mod descriptor;
+mod device_tensor;
 mod dtype;
 mod elementwise;
 mod flash_attention;
@@ -70,6 +71,7 @@ pub use conv::{
     ConvGrads, GradMask, Window, convolution, convolution_backward, convolution_transposed,
     convolution_transposed_backward,
 };
+pub use device_tensor::{DeviceTensor, SHOWN_ELEMENTS};
 pub use dtype::{DType, Element};
 pub use elementwise::{clamp, div, pow_tensor_scalar};
 pub use math::{

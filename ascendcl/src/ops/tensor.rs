@@ -299,6 +299,18 @@ impl<'a> TensorMut<'a> {
         Self::strided_as(mem, shape, &contiguous_strides(shape), 0, T::DTYPE)
     }
 
+    /// A view whose layout was checked when its owner was built
+    /// ([`DeviceTensor`](crate::ops::DeviceTensor)): unique by the owner's
+    /// `&mut` borrow.
+    pub(crate) fn from_checked(storage: Storage<'a>, dtype: DType, layout: Layout) -> Self {
+        TensorMut {
+            storage,
+            dtype,
+            layout,
+            _unique: PhantomData,
+        }
+    }
+
     /// A contiguous view of `mem` written as `dtype`.
     pub fn with_dtype<T: DeviceCopy, S: DeviceSliceMut<T> + ?Sized>(
         mem: &'a mut S,
