@@ -1,7 +1,8 @@
 //! The `train_mlp` step row: the example's safe [`Trainer`] step against its
-//! raw-sys twin ([`crate::raw_mlp`]) on preallocated buffers.
+//! raw-sys twin ([`crate::raw_mlp`]) on buffers held for the whole run, from
+//! the same allocator.
 
-use ascendcl::alloc::CachingAllocator;
+use ascendcl::alloc::{Block, CachingAllocator};
 use ascendcl::prelude::*;
 use ascendcl_examples::mlp::trainer::Trainer;
 use ascendcl_examples::mlp::{BATCH, D, Task};
@@ -19,7 +20,6 @@ pub fn measure(
     shape: (usize, usize),
     counter: &CallCounter,
 ) -> ascendcl::Result<Row> {
-    let ctx = stream.context();
     let task = Task::generate();
     let tr = Trainer { stream, alloc };
     let mut model = tr.model(&task)?;
@@ -31,20 +31,31 @@ pub fn measure(
     tr.sgd_step(&mut model, true)?;
 
     // The raw twin's buffers: the same data, its own memory.
-    let owned = |len: usize| DeviceBuffer::<f32>::zeroed(ctx, len);
-    let mut params: Vec<DeviceBuffer<f32>> = PARAM_LENS
+    // From the same allocator as the safe side (the mock's cost per call
+    // depends on the kind of memory a call touches, VMM or plain).
+    let owned = |len: usize| -> ascendcl::Result<Block<f32>> {
+        let mut b = alloc.alloc::<f32>(stream, len)?;
+        b.copy_from_host(&vec![0.0; len])?;
+        Ok(b)
+    };
+    let held = |data: &[f32]| -> ascendcl::Result<Block<f32>> {
+        let mut b = alloc.alloc::<f32>(stream, data.len())?;
+        b.copy_from_host(data)?;
+        Ok(b)
+    };
+    let mut params: Vec<Block<f32>> = PARAM_LENS
         .iter()
         .map(|&n| owned(n))
         .collect::<ascendcl::Result<_>>()?;
-    let grads: Vec<DeviceBuffer<f32>> = PARAM_LENS
+    let grads: Vec<Block<f32>> = PARAM_LENS
         .iter()
         .map(|&n| owned(n))
         .collect::<ascendcl::Result<_>>()?;
-    let moms: Vec<DeviceBuffer<f32>> = PARAM_LENS
+    let moms: Vec<Block<f32>> = PARAM_LENS
         .iter()
         .map(|&n| owned(n))
         .collect::<ascendcl::Result<_>>()?;
-    let temps: Vec<DeviceBuffer<f32>> = TEMP_LENS
+    let temps: Vec<Block<f32>> = TEMP_LENS
         .iter()
         .map(|&n| owned(n))
         .collect::<ascendcl::Result<_>>()?;
@@ -54,12 +65,13 @@ pub fn measure(
     {
         p.copy_from_host(data)?;
     }
-    let raw_x = DeviceBuffer::from_host(ctx, &task.x[..BATCH * D])?;
-    let raw_labels = DeviceBuffer::from_host(ctx, &task.labels[..BATCH])?;
-    let weight = DeviceBuffer::from_host(ctx, &[1.0f32; ascendcl_examples::mlp::C])?;
-    let one = DeviceBuffer::from_host(ctx, &[1.0f32])?;
-    let ptr = |b: &DeviceBuffer<f32>| b.as_device_ptr().cast_mut();
-    let four = |v: &[DeviceBuffer<f32>]| [ptr(&v[0]), ptr(&v[1]), ptr(&v[2]), ptr(&v[3])];
+    let raw_x = held(&task.x[..BATCH * D])?;
+    let mut raw_labels = alloc.alloc::<i64>(stream, BATCH)?;
+    raw_labels.copy_from_host(&task.labels[..BATCH])?;
+    let weight = held(&[1.0f32; ascendcl_examples::mlp::C])?;
+    let one = held(&[1.0f32])?;
+    let ptr = |b: &Block<f32>| b.as_device_ptr().cast_mut();
+    let four = |v: &[Block<f32>]| [ptr(&v[0]), ptr(&v[1]), ptr(&v[2]), ptr(&v[3])];
     let mut temp_ptrs = [std::ptr::null_mut(); 10];
     for (slot, b) in temp_ptrs.iter_mut().zip(&temps) {
         *slot = ptr(b);
@@ -76,7 +88,7 @@ pub fn measure(
     };
 
     // Workspace for the raw side (a careful raw caller's preallocated one).
-    let workspace = DeviceBuffer::<u8>::zeroed(ctx, 1 << 20)?;
+    let workspace = alloc.alloc::<u8>(stream, 1 << 20)?;
     let raw = RawOps {
         workspace: workspace.as_device_ptr().cast_mut(),
         workspace_len: 1 << 20,

@@ -178,6 +178,9 @@ mod tracker;
 pub mod validate;
 mod verified_names;
 pub mod vmm;
+#[cfg(feature = "safetensors")]
+#[cfg_attr(docsrs, doc(cfg(feature = "safetensors")))]
+pub mod weights;
 
 pub use ascendcl_sys as sys;
 pub use backend::Backend;

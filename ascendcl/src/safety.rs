@@ -31,8 +31,13 @@
 //!   every position queued before it. It is cached per stream, so every
 //!   buffer waiting on that stream shares it; a host wait that returns
 //!   advances the stream's completed position, and uses at or before it are
-//!   then known finished with no further call. (Stream order makes this
-//!   sound: an event completes only after everything queued before it.)
+//!   then known finished with no further call; so does a stream
+//!   synchronize, and a host callback when it starts to run (the stream has
+//!   passed everything queued before it). (Stream order makes this sound: an
+//!   event completes only after everything queued before it.) The check
+//!   "is this use known finished?" never waits for a stream's lock, so it
+//!   may run under any other lock of ours; when the lock is busy it answers
+//!   "not known", which proves nothing and keeps the use.
 //! * **One critical section.** Under the locks of every tracker it touches
 //!   (taken in address order), an operation on stream `S`: makes `S` wait
 //!   (an event wait on the other stream's tail event) for each conflicting

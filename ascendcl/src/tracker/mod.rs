@@ -29,7 +29,8 @@
 //!    recorded under that lock too, so an event covering position `p` was
 //!    recorded after every launch at or before `p` was queued.
 //! 3. **Uses leave the set only when proven finished**: a host wait on an
-//!    event covering them (or a device-wide synchronize) returned, or a
+//!    event covering them (or a stream or device-wide synchronize) returned,
+//!    a host callback queued after them started, or a
 //!    later write on some stream was ordered after the use (the write's
 //!    position then covers it). A failed wait removes nothing.
 //! 4. **Work no event can mark is waited for device-wide**: if no event can
