@@ -92,6 +92,11 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_pow.h",
     "aclnnop/aclnn_clamp.h",
     "aclnnop/aclnn_isfinite.h",
+    // operators III, batch ops-a
+    "aclnnop/aclnn_gelu.h",
+    "aclnnop/aclnn_gelu_backward.h",
+    "aclnnop/aclnn_gelu_v2.h",
+    "aclnnop/aclnn_gelu_backward_v2.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -489,6 +489,34 @@ aclnnStatus aclnnIsFiniteGetWorkspaceSize(const aclTensor *self, aclTensor *out,
 ACLNN_LAUNCH(aclnnIsFinite);
 /* ---- end of batch `elementwise` ---- */
 
+/* ---- operators III, batch `ops-a` (issue 20): GELU, Embedding, BatchMatMul,
+ * Permute, ApplyAdamWV2. Parameter lists as in hicann/ops-nn v8.5.0; constness
+ * as there. */
+/* GELU, the tanh approximation 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)));
+ * out of self's dtype and shape (activation/gelu/op_api/aclnn_gelu.h:46-47). */
+aclnnStatus aclnnGeluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGelu);
+/* The gradient of that approximation given the forward input self, broadcast;
+ * gradInput is const in CANN's header
+ * (activation/gelu_grad/op_host/op_api/aclnn_gelu_backward.h:70-72). */
+aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                              const aclTensor *gradInput, uint64_t *workspaceSize,
+                                              aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGeluBackward);
+/* GELU with approximate 0 (erf, "none") or 1 ("tanh")
+ * (activation/gelu_v2/op_host/op_api/aclnn_gelu_v2.h:47-48). */
+aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate, aclTensor *y,
+                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGeluV2);
+/* Its gradient; approximate is the string "none" or "tanh" (a non-const char
+ * pointer in CANN's header, activation/gelu_grad_v2/op_host/op_api/aclnn_gelu_backward_v2.h:38-40). */
+aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                char *approximate, aclTensor *gradInput,
+                                                uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGeluBackwardV2);
+/* ---- end of batch `ops-a` ---- */
+
 #undef ACLNN_LAUNCH
 
 #ifdef __cplusplus

@@ -382,4 +382,23 @@ aclnn_functions! {
     /// Phase 2 of IsFinite.
     op fn aclnnIsFinite(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------- end of operators III, batch `elementwise`
+
+    // --------------------------------------- operators III, batch `ops-a`
+    /// Phase 1 of GELU, the tanh approximation.
+    op fn aclnnGeluGetWorkspaceSize(self_: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Gelu.
+    op fn aclnnGelu(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the gradient of the tanh-approximated GELU (`gradInput` is const in CANN's header).
+    op fn aclnnGeluBackwardGetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, gradInput: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of GeluBackward.
+    op fn aclnnGeluBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of GELU with `approximate` 0 (erf) or 1 (tanh).
+    op fn aclnnGeluV2GetWorkspaceSize(x: *const aclTensor, approximate: i64, y: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of GeluV2.
+    op fn aclnnGeluV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of GELU's gradient with `approximate` "none" or "tanh" (a C string).
+    op fn aclnnGeluBackwardV2GetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, approximate: *mut c_char, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of GeluBackwardV2.
+    op fn aclnnGeluBackwardV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ------------------------------------ end of operators III, batch `ops-a`
 }

@@ -1151,3 +1151,71 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnGeluGetWorkspaceSize(
+        self_: *const aclTensor,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnGelu(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnGeluBackwardGetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        self_: *const aclTensor,
+        gradInput: *const aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnGeluBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnGeluV2GetWorkspaceSize(
+        x: *const aclTensor,
+        approximate: i64,
+        y: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnGeluV2(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnGeluBackwardV2GetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        self_: *const aclTensor,
+        approximate: *mut ::std::os::raw::c_char,
+        gradInput: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnGeluBackwardV2(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}

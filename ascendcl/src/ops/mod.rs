@@ -94,3 +94,6 @@ pub use workspace::Workspace;
 // operators III, norm_shape batch
 pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
 pub use reduce_dims::{amax, mean};
+// operators III, batch ops-a
+mod gelu;
+pub use gelu::{GeluApproximate, gelu, gelu_backward, gelu_backward_v2, gelu_v2};
