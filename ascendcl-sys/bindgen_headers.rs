@@ -97,6 +97,8 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_gelu_backward.h",
     "aclnnop/aclnn_gelu_v2.h",
     "aclnnop/aclnn_gelu_backward_v2.h",
+    "aclnnop/aclnn_embedding.h",
+    "aclnnop/aclnn_embedding_dense_backward.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -515,6 +515,20 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor *gradOutput, con
                                                 char *approximate, aclTensor *gradInput,
                                                 uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnGeluBackwardV2);
+/* out = weight[indices, :] (a gather along dim 0); out is const in CANN's header
+ * (index/gather_v2/op_host/op_api/aclnn_embedding.h:48-50). */
+aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTensor *indices,
+                                           const aclTensor *out, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnEmbedding);
+/* Its dense gradient: grad's rows summed into out[numWeights, D] by index;
+ * paddingIdx negative (as int64) for none; out is const in CANN's header
+ * (index/embedding_dense_grad_v2/op_host/op_api/aclnn_embedding_dense_backward.h:58-60). */
+aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *indices,
+                                                        uint64_t numWeights, uint64_t paddingIdx,
+                                                        bool scaleGradByFreq, const aclTensor *out,
+                                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnEmbeddingDenseBackward);
 /* ---- end of batch `ops-a` ---- */
 
 #undef ACLNN_LAUNCH

@@ -400,5 +400,13 @@ aclnn_functions! {
     op fn aclnnGeluBackwardV2GetWorkspaceSize(gradOutput: *const aclTensor, self_: *const aclTensor, approximate: *mut c_char, gradInput: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of GeluBackwardV2.
     op fn aclnnGeluBackwardV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = weight[indices, :]` (`out` is const in CANN's header).
+    op fn aclnnEmbeddingGetWorkspaceSize(weight: *const aclTensor, indices: *const aclTensor, out: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Embedding.
+    op fn aclnnEmbedding(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the embedding's dense gradient (`out` is const in CANN's header).
+    op fn aclnnEmbeddingDenseBackwardGetWorkspaceSize(grad: *const aclTensor, indices: *const aclTensor, numWeights: u64, paddingIdx: u64, scaleGradByFreq: bool, out: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of EmbeddingDenseBackward.
+    op fn aclnnEmbeddingDenseBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ------------------------------------ end of operators III, batch `ops-a`
 }

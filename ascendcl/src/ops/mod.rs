@@ -97,3 +97,5 @@ pub use reduce_dims::{amax, mean};
 // operators III, batch ops-a
 mod gelu;
 pub use gelu::{GeluApproximate, gelu, gelu_backward, gelu_backward_v2, gelu_v2};
+mod embedding;
+pub use embedding::{embedding, embedding_dense_backward};

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""PyTorch ground truth for the third aclnn operator set (issue 20), batch
+"ops3a": Embedding, EmbeddingDenseBackward (and, as they are added,
+BatchMatMul, Permute, ApplyAdamWV2).
+
+Writes one directory per case under ascendcl/tests/goldens/ops3a/<case>/ in
+the manifest format of the first set (ascendcl/tests/goldens/ops/README.md;
+the line kinds op, tensor, int, bool, ints, double and expect are used).
+EmbeddingDenseBackward's `int paddingIdx -1` is "no padding" (CANN's
+negative paddingIdx; the test passes None).
+
+Every result is computed by PyTorch on the CPU (one thread) from inputs drawn
+with fixed seeds (one per case, from its name), so a rerun with the same
+torch version writes the same bytes. CI never runs this; run it by hand:
+
+    pip install torch numpy
+    python3 scripts/goldens/make_op_goldens_ops3a.py   # rewrites ops3a/
+    python3 scripts/goldens/check_op_goldens_ops3a.py  # NumPy only
+
+CANN versus PyTorch, as encoded here:
+  * aclnnEmbeddingDenseBackward casts grad to f32 and sums there
+    (ops-nn v8.5.0 index/embedding_dense_grad_v2/op_host/op_api/
+    aclnn_embedding_dense_backward.cpp:341-345), then casts to out's dtype
+    (:398), which need not be grad's: the goldens are PyTorch's
+    embedding_dense_backward of grad in f32, rounded once into out's dtype
+    (PyTorch's own f16 CPU kernel would accumulate in f16).
+  * Its indices may be a float tensor (cast to int32, :387-391); PyTorch
+    takes integer indices only, so that case's golden uses the same values
+    as int64.
+
+Tolerances (|actual - expected| <= atol + rtol*|expected|), see TOLERANCES.
+"""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_op_goldens as g1  # noqa: E402  (layout, Rng, to_numpy, Case format)
+
+ROOT = g1.ROOT
+OUT = os.path.join(ROOT, "ascendcl", "tests", "goldens", "ops3a")
+DTYPES, TOKEN = g1.DTYPES, g1.TOKEN
+Rng, layout = g1.Rng, g1.layout
+
+# ---------------------------------------------------------------------------
+# TOLERANCES
+#
+# "exact": Embedding copies rows; any difference is a bug (0, 0).
+# "accum": a sum over rows whose order the device chooses
+#   (EmbeddingDenseBackward): f32 rtol 1e-5 atol 1e-6 (a few ulps of a short
+#   sum of O(1) terms); f16 rtol 1e-3 atol 1e-3 and bf16 rtol 1e-2 atol 1e-2:
+#   one ulp of the dtype (<= 9.8e-4 and <= 7.8e-3 relative) for a sum made
+#   in f32 and rounded once on both sides, which may round a value near a
+#   tie the other way; the atol for results near 0.
+# ---------------------------------------------------------------------------
+TOL = {
+    "exact": {dt: (0.0, 0.0) for dt in DTYPES},
+    "accum": {"f32": (1e-5, 1e-6), "f16": (1e-3, 1e-3), "bf16": (1e-2, 1e-2)},
+}
+
+
+def tol(kind, dt):
+    return TOL[kind][dt]
+
+
+class Case(g1.Case):
+    """The first set's case, written under OUT and counted in CASES here."""
+
+    def __init__(self, name, op):
+        assert name not in CASES, name
+        self.name, self.op = name, op
+        self.lines = [f"op {op}"]
+        self.files = {}
+        CASES[name] = self
+
+    def write(self):
+        d = os.path.join(OUT, self.name)
+        os.makedirs(d)
+        for fname, arr in self.files.items():
+            np.save(os.path.join(d, fname), arr, allow_pickle=False)
+        with open(os.path.join(d, "case.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+CASES = {}
+
+
+# ---------------------------------------------------------------------------
+# Embedding, EmbeddingDenseBackward
+# ---------------------------------------------------------------------------
+def embedding_cases():
+    # name, weight shape, weight dtype, weight layout, indices shape,
+    # indices dtype, indices layout
+    specs = [
+        ("f32_5x3_i64", (5, 3), "f32", "contig", (4,), "i64", "contig"),
+        ("f16_6x4_i32_2d", (6, 4), "f16", "contig", (2, 3), "i32", "contig"),
+        ("bf16_6x4_i64", (6, 4), "bf16", "contig", (5,), "i64", "contig"),
+        ("f32_transposed_weight", (5, 4), "f32", "transposed", (2, 2), "i64", "contig"),
+        ("f16_sliced_indices", (7, 3), "f16", "contig", (2, 4), "i32", "sliced"),
+        ("i64_weight_exact", (4, 3), "i64", "contig", (3,), "i32", "contig"),
+        ("f32_scalar_index", (5, 3), "f32", "contig", (), "i64", "contig"),
+        ("f32_first_and_last_rows", (9, 2), "f32", "contig", (2, 2, 2), "i64", "contig"),
+    ]
+    for name, wshape, wdt, wlay, ishape, idt, ilay in specs:
+        cname = f"embedding_{name}"
+        r = Rng(cname)
+        if wdt == "i64":
+            # beyond 2^53: a copy through double would change them
+            w = r.ints(wshape, -(2 ** 62), 2 ** 62, "i64")
+        else:
+            w = r.normal(wshape, "f32", 3.0).to(DTYPES[wdt])
+        rows = wshape[0]
+        if name == "f32_first_and_last_rows":
+            idx = torch.tensor([0, rows - 1, rows - 1, 0, 0, 0, rows - 1, 1]).reshape(ishape)
+        else:
+            idx = r.ints(ishape, 0, rows, "i64")
+        idx = idx.to(DTYPES[idt])
+        W, I = layout(w, wlay), layout(idx, ilay)
+        c = Case(cname, "Embedding")
+        c.tensor("weight", W)
+        c.tensor("indices", I)
+        c.expect("out", F.embedding(I.view.long(), W.view), *tol("exact", wdt))
+
+
+def embedding_dense_backward_cases():
+    # name, grad shape, grad dtype, grad layout, indices dtype, numWeights,
+    # paddingIdx (-1 none), scaleGradByFreq, out dtype
+    specs = [
+        ("f32_4x3", (4, 3), "f32", "contig", "i64", 5, -1, False, "f32"),
+        ("f32_padding", (6, 3), "f32", "contig", "i64", 4, 1, False, "f32"),
+        ("f32_scale_by_freq", (8, 3), "f32", "contig", "i64", 4, -1, True, "f32"),
+        ("f32_scale_and_padding", (8, 3), "f32", "contig", "i32", 4, 2, True, "f32"),
+        ("f16_2x3x4_i32", (2, 3, 4), "f16", "contig", "i32", 6, -1, False, "f16"),
+        ("bf16_6x4", (6, 4), "bf16", "contig", "i64", 3, -1, False, "bf16"),
+        ("f16_grad_f32_out", (6, 4), "f16", "contig", "i64", 3, 0, False, "f32"),
+        ("f32_transposed_grad", (5, 4), "f32", "transposed", "i64", 3, -1, False, "f32"),
+        ("f32_float_indices", (5, 3), "f32", "contig", "f32", 4, -1, False, "f32"),
+    ]
+    for name, gshape, gdt, glay, idt, nw, pad, scale, odt in specs:
+        cname = f"embeddingdensebackward_{name}"
+        r = Rng(cname)
+        g = r.normal(gshape, "f32").to(DTYPES[gdt])
+        ishape = gshape[:-1]
+        idx = r.ints(ishape, 0, nw, "i64")
+        if pad >= 0:
+            idx.view(-1)[0] = pad  # at least one padded row
+        G = layout(g, glay)
+        I = layout(idx.to(DTYPES[idt]), "contig")
+        c = Case(cname, "EmbeddingDenseBackward")
+        c.tensor("grad", G)
+        c.tensor("indices", I)
+        c.int_("numWeights", nw)
+        c.int_("paddingIdx", pad)
+        c.bool_("scaleGradByFreq", scale)
+        out = torch.ops.aten.embedding_dense_backward(G.view.float(), idx, nw, pad, scale)
+        c.expect("out", out.to(DTYPES[odt]), *tol("accum", odt))
+
+
+OPS = {
+    "Embedding": embedding_cases,
+    "EmbeddingDenseBackward": embedding_dense_backward_cases,
+}
+# The operators whose cases are generated (in the order they were added).
+ACTIVE = ["Embedding", "EmbeddingDenseBackward"]
+
+
+def main():
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    for op in ACTIVE:
+        OPS[op]()
+
+    if os.path.isdir(OUT):
+        for entry in os.listdir(OUT):
+            p = os.path.join(OUT, entry)
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+    os.makedirs(OUT, exist_ok=True)
+    for case in CASES.values():
+        case.write()
+    counts = {}
+    for case in CASES.values():
+        counts[case.op] = counts.get(case.op, 0) + 1
+    with open(os.path.join(OUT, "CASES.txt"), "w", encoding="utf-8") as f:
+        f.write(f"# generated by scripts/goldens/make_op_goldens_ops3a.py with torch {torch.__version__}, "
+                f"numpy {np.__version__}\n")
+        for op in sorted(counts):
+            f.write(f"{op} {counts[op]}\n")
+    total = sum(counts.values())
+    print(f"{total} cases in {OUT}", file=sys.stderr)
+    for op in sorted(counts):
+        print(f"  {op}: {counts[op]}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
