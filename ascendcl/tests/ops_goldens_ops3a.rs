@@ -7,7 +7,7 @@
 mod common;
 mod ops_goldens_common;
 
-use ascendcl::ops::{self, Prepared};
+use ascendcl::ops::{self, CubeMath, Prepared};
 use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
 
 /// Phase 1 of the case's operator over the uploaded tensors.
@@ -33,6 +33,16 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
                 case.bools["scaleGradByFreq"],
                 out("out"),
             )?
+        }
+        "BatchMatMul" => {
+            let math = match case.ints["cubeMathType"] {
+                0 => CubeMath::KeepDtype,
+                1 => CubeMath::AllowFp32DownPrecision,
+                2 => CubeMath::UseFp16,
+                3 => CubeMath::UseHf32,
+                other => panic!("{}: cubeMathType {other} has no CubeMath", case.name),
+            };
+            ops::batch_matmul(i("self"), i("mat2"), out("out"), math)?
         }
         other => panic!("{}: unknown op {other}", case.name),
     })

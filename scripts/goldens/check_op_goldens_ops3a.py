@@ -9,6 +9,7 @@ only, from the formulas:
   EmbeddingDenseBackward  out[w] = sum of grad rows r with indices[r] == w
                           (/ count of w if scaleGradByFreq; paddingIdx rows
                           skipped; float indices truncated)
+  BatchMatMul             out[b] = self[b] @ mat2[b] (a batch of 1 broadcast)
 
 and checks the written expectation against it with the case's own
 tolerance. It ends with `N passed, N failed`. NumPy only, no torch:
@@ -31,6 +32,7 @@ OPS = os.path.join(ROOT, "ascendcl", "tests", "goldens", "ops3a")
 PARAMS = {
     "Embedding": "weight indices out",
     "EmbeddingDenseBackward": "grad indices numWeights paddingIdx scaleGradByFreq out",
+    "BatchMatMul": "self mat2 out cubeMathType",
 }
 
 
@@ -50,6 +52,8 @@ def compute(op, t, ints, bools):
                 continue
             out[w] += g[r] / (counts[w] if bools["scaleGradByFreq"] else 1.0)
         return {"out": out}
+    if op == "BatchMatMul":
+        return {"out": np.matmul(t["self"].value(), t["mat2"].value())}
     raise ValueError(op)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the third aclnn operator set (issue 20), batch
-"ops3a": Embedding, EmbeddingDenseBackward (and, as they are added,
-BatchMatMul, Permute, ApplyAdamWV2).
+"ops3a": Embedding, EmbeddingDenseBackward, BatchMatMul (and, as they are
+added, Permute, ApplyAdamWV2).
 
 Writes one directory per case under ascendcl/tests/goldens/ops3a/<case>/ in
 the manifest format of the first set (ascendcl/tests/goldens/ops/README.md;
@@ -57,6 +57,9 @@ Rng, layout = g1.Rng, g1.layout
 #   one ulp of the dtype (<= 9.8e-4 and <= 7.8e-3 relative) for a sum made
 #   in f32 and rounded once on both sides, which may round a value near a
 #   tie the other way; the atol for results near 0.
+# BatchMatMul ("accum" too): the cube sums K products in f32; the atol is
+#   the rtol times max over outputs of sum_k |a_ik b_kj| (g1.mm_scale), the
+#   size of a reordering error of the sum, at least the base atol.
 # ---------------------------------------------------------------------------
 TOL = {
     "exact": {dt: (0.0, 0.0) for dt in DTYPES},
@@ -161,12 +164,49 @@ def embedding_dense_backward_cases():
         c.expect("out", out.to(DTYPES[odt]), *tol("accum", odt))
 
 
+# ---------------------------------------------------------------------------
+# BatchMatMul
+# ---------------------------------------------------------------------------
+def batch_matmul_cases():
+    # name, self shape, mat2 shape, self dtype, mat2 dtype, out dtype,
+    # self layout, mat2 layout, cubeMathType
+    specs = [
+        ("f32_2x3x4_2x4x5", (2, 3, 4), (2, 4, 5), "f32", "f32", "f32", "contig", "contig", 0),
+        ("f16_3x4x8_3x8x2", (3, 4, 8), (3, 8, 2), "f16", "f16", "f16", "contig", "contig", 0),
+        ("bf16_2x5x6_2x6x3", (2, 5, 6), (2, 6, 3), "bf16", "bf16", "bf16", "contig", "contig", 0),
+        ("f32_mat2_batch_broadcast", (3, 2, 4), (1, 4, 5), "f32", "f32", "f32", "contig", "contig", 0),
+        ("f16_self_batch_broadcast", (1, 3, 4), (2, 4, 2), "f16", "f16", "f16", "contig", "contig", 0),
+        ("f32_transposed_mat2", (2, 3, 4), (2, 4, 5), "f32", "f32", "f32", "contig", "transposed", 0),
+        ("bf16_transposed_self", (2, 4, 3), (2, 3, 2), "bf16", "bf16", "bf16", "transposed", "contig", 0),
+        ("f16_sliced_self", (2, 3, 4), (2, 4, 3), "f16", "f16", "f16", "sliced", "contig", 0),
+        ("f16_and_f32_into_f32", (2, 3, 4), (2, 4, 2), "f16", "f32", "f32", "contig", "contig", 0),
+        ("f16_use_fp16", (2, 3, 4), (2, 4, 5), "f16", "f16", "f16", "contig", "contig", 2),
+        ("f32_k_0_gives_zeros", (2, 3, 0), (2, 0, 4), "f32", "f32", "f32", "contig", "contig", 0),
+    ]
+    for name, ashape, bshape, adt, bdt, odt, alay, blay, cube in specs:
+        cname = f"batchmatmul_{name}"
+        r = Rng(cname)
+        a = r.normal(ashape, "f32").to(DTYPES[adt])
+        b = r.normal(bshape, "f32").to(DTYPES[bdt])
+        A, B = layout(a, alay), layout(b, blay)
+        c = Case(cname, "BatchMatMul")
+        c.tensor("self", A)
+        c.tensor("mat2", B)
+        # the cube accumulates in f32 whatever the storage dtype; rounded once
+        out = torch.matmul(A.view.float(), B.view.float())
+        scale = g1.mm_scale(A.view.float(), B.view.float()) if out.numel() else 0.0
+        rtol, base = tol("accum", odt)
+        c.expect("out", out.to(DTYPES[odt]), rtol, g1.accum_atol(base, rtol, scale))
+        c.int_("cubeMathType", cube)  # after out, in aclnnBatchMatMul's order
+
+
 OPS = {
     "Embedding": embedding_cases,
     "EmbeddingDenseBackward": embedding_dense_backward_cases,
+    "BatchMatMul": batch_matmul_cases,
 }
 # The operators whose cases are generated (in the order they were added).
-ACTIVE = ["Embedding", "EmbeddingDenseBackward"]
+ACTIVE = ["Embedding", "EmbeddingDenseBackward", "BatchMatMul"]
 
 
 def main():

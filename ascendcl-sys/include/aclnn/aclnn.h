@@ -529,6 +529,12 @@ aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *grad, c
                                                         bool scaleGradByFreq, const aclTensor *out,
                                                         uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnEmbeddingDenseBackward);
+/* out[b] = self[b] @ mat2[b], 3-D, a batch dim of 1 broadcast
+ * (matmul/batch_mat_mul_v3/op_host/op_api/aclnn_batch_matmul.h:24-26). */
+aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
+                                             int8_t cubeMathType, uint64_t *workspaceSize,
+                                             aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnBatchMatMul);
 /* ---- end of batch `ops-a` ---- */
 
 #undef ACLNN_LAUNCH

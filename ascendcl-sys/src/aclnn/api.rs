@@ -408,5 +408,9 @@ aclnn_functions! {
     op fn aclnnEmbeddingDenseBackwardGetWorkspaceSize(grad: *const aclTensor, indices: *const aclTensor, numWeights: u64, paddingIdx: u64, scaleGradByFreq: bool, out: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of EmbeddingDenseBackward.
     op fn aclnnEmbeddingDenseBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out[b] = self[b] @ mat2[b]` (3-D; a batch dim of 1 broadcasts).
+    op fn aclnnBatchMatMulGetWorkspaceSize(self_: *const aclTensor, mat2: *const aclTensor, out: *mut aclTensor, cubeMathType: i8, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of BatchMatMul.
+    op fn aclnnBatchMatMul(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ------------------------------------ end of operators III, batch `ops-a`
 }

@@ -99,3 +99,5 @@ mod gelu;
 pub use gelu::{GeluApproximate, gelu, gelu_backward, gelu_backward_v2, gelu_v2};
 mod embedding;
 pub use embedding::{embedding, embedding_dense_backward};
+mod batch_matmul;
+pub use batch_matmul::batch_matmul;
