@@ -100,6 +100,7 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_embedding.h",
     "aclnnop/aclnn_embedding_dense_backward.h",
     "aclnnop/aclnn_batch_matmul.h",
+    "aclnnop/aclnn_permute.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -44,6 +44,7 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             };
             ops::batch_matmul(i("self"), i("mat2"), out("out"), math)?
         }
+        "Permute" => ops::permute(i("self"), &case.int_lists["dims"], out("out"))?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

@@ -10,6 +10,7 @@ only, from the formulas:
                           (/ count of w if scaleGradByFreq; paddingIdx rows
                           skipped; float indices truncated)
   BatchMatMul             out[b] = self[b] @ mat2[b] (a batch of 1 broadcast)
+  Permute                 out = transpose(self, dims)
 
 and checks the written expectation against it with the case's own
 tolerance. It ends with `N passed, N failed`. NumPy only, no torch:
@@ -33,6 +34,7 @@ PARAMS = {
     "Embedding": "weight indices out",
     "EmbeddingDenseBackward": "grad indices numWeights paddingIdx scaleGradByFreq out",
     "BatchMatMul": "self mat2 out cubeMathType",
+    "Permute": "self dims out",
 }
 
 
@@ -54,6 +56,8 @@ def compute(op, t, ints, bools):
         return {"out": out}
     if op == "BatchMatMul":
         return {"out": np.matmul(t["self"].value(), t["mat2"].value())}
+    if op == "Permute":
+        return {"out": np.transpose(t["self"].value(), ints["dims"])}
     raise ValueError(op)
 
 
@@ -75,6 +79,8 @@ def check_case(d):
                 t[tok[1]] = T(d, tok[2:])
             elif kind == "int":
                 ints[tok[1]] = int(tok[2])
+            elif kind == "ints":
+                ints[tok[1]] = [int(v) for v in tok[2].split(",")] if len(tok) > 2 else []
             elif kind == "bool":
                 bools[tok[1]] = tok[2] == "1"
             elif kind == "expect":

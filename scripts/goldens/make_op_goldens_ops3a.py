@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the third aclnn operator set (issue 20), batch
-"ops3a": Embedding, EmbeddingDenseBackward, BatchMatMul (and, as they are
-added, Permute, ApplyAdamWV2).
+"ops3a": Embedding, EmbeddingDenseBackward, BatchMatMul, Permute.
 
 Writes one directory per case under ascendcl/tests/goldens/ops3a/<case>/ in
 the manifest format of the first set (ascendcl/tests/goldens/ops/README.md;
@@ -50,7 +49,8 @@ Rng, layout = g1.Rng, g1.layout
 # ---------------------------------------------------------------------------
 # TOLERANCES
 #
-# "exact": Embedding copies rows; any difference is a bug (0, 0).
+# "exact": Embedding copies rows, Permute elements; any difference is a bug
+#   (0, 0).
 # "accum": a sum over rows whose order the device chooses
 #   (EmbeddingDenseBackward): f32 rtol 1e-5 atol 1e-6 (a few ulps of a short
 #   sum of O(1) terms); f16 rtol 1e-3 atol 1e-3 and bf16 rtol 1e-2 atol 1e-2:
@@ -200,13 +200,46 @@ def batch_matmul_cases():
         c.int_("cubeMathType", cube)  # after out, in aclnnBatchMatMul's order
 
 
+# ---------------------------------------------------------------------------
+# Permute
+# ---------------------------------------------------------------------------
+def permute_cases():
+    # name, shape, dtype, layout, dims
+    specs = [
+        ("f32_2x3x4_201", (2, 3, 4), "f32", "contig", [2, 0, 1]),
+        ("f16_negative_dims", (2, 3, 4), "f16", "contig", [-1, -3, -2]),
+        ("bf16_4d", (2, 1, 3, 2), "bf16", "contig", [3, 1, 0, 2]),
+        ("i64_exact", (3, 4), "i64", "contig", [1, 0]),
+        ("bool_3d", (2, 2, 3), "bool", "contig", [1, 2, 0]),
+        ("f32_transposed_self", (3, 5), "f32", "transposed", [1, 0]),
+        ("f16_sliced_self", (2, 3, 4), "f16", "sliced", [0, 2, 1]),
+        ("f32_identity", (5,), "f32", "contig", [0]),
+        ("f32_scalar", (), "f32", "contig", []),
+    ]
+    for name, shape, dt, lay, dims in specs:
+        cname = f"permute_{name}"
+        r = Rng(cname)
+        if dt == "i64":
+            x = r.ints(shape, -(2 ** 62), 2 ** 62, "i64")
+        elif dt == "bool":
+            x = r.ints(shape, 0, 2, "i64").bool()
+        else:
+            x = r.normal(shape, "f32", 3.0).to(DTYPES[dt])
+        X = layout(x, lay)
+        c = Case(cname, "Permute")
+        c.tensor("self", X)
+        c.ints("dims", dims)
+        c.expect("out", X.view.permute(dims).contiguous(), *tol("exact", dt))
+
+
 OPS = {
     "Embedding": embedding_cases,
     "EmbeddingDenseBackward": embedding_dense_backward_cases,
     "BatchMatMul": batch_matmul_cases,
+    "Permute": permute_cases,
 }
 # The operators whose cases are generated (in the order they were added).
-ACTIVE = ["Embedding", "EmbeddingDenseBackward", "BatchMatMul"]
+ACTIVE = ["Embedding", "EmbeddingDenseBackward", "BatchMatMul", "Permute"]
 
 
 def main():

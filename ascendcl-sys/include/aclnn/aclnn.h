@@ -535,6 +535,11 @@ aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, const aclTen
                                              int8_t cubeMathType, uint64_t *workspaceSize,
                                              aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnBatchMatMul);
+/* out = self permuted by dims, materialized; negative dims count from the end
+ * (ops-math v8.5.0 conversion/transpose/op_api/aclnn_permute.h:25-26). */
+aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnPermute);
 /* ---- end of batch `ops-a` ---- */
 
 #undef ACLNN_LAUNCH

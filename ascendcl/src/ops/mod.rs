@@ -101,3 +101,5 @@ mod embedding;
 pub use embedding::{embedding, embedding_dense_backward};
 mod batch_matmul;
 pub use batch_matmul::batch_matmul;
+mod permute;
+pub use permute::permute;
