@@ -101,6 +101,7 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_embedding_dense_backward.h",
     "aclnnop/aclnn_batch_matmul.h",
     "aclnnop/aclnn_permute.h",
+    "aclnnop/aclnn_apply_adam_w_v2.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -59,12 +59,13 @@
     X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)                                   \
     X(aclnnClampGetWorkspaceSize) X(aclnnClamp) X(aclnnIsFiniteGetWorkspaceSize) X(aclnnIsFinite)
 
-/* operators III, batch `ops-a` (issue 20): op_gelu.c, op_embedding.c, op_batch_matmul.c, op_permute.c */
+/* operators III, batch `ops-a` (issue 20): op_gelu.c, op_embedding.c, op_batch_matmul.c, op_permute.c,
+ * op_adamw.c */
 #define MOCK_OPS_FUNCTIONS_OPS_A(X)                                                                        \
     X(aclnnGeluGetWorkspaceSize) X(aclnnGelu) X(aclnnGeluBackwardGetWorkspaceSize) X(aclnnGeluBackward)     \
     X(aclnnGeluV2GetWorkspaceSize) X(aclnnGeluV2) X(aclnnGeluBackwardV2GetWorkspaceSize) X(aclnnGeluBackwardV2) \
     X(aclnnEmbeddingGetWorkspaceSize) X(aclnnEmbedding) X(aclnnEmbeddingDenseBackwardGetWorkspaceSize)      \
     X(aclnnEmbeddingDenseBackward) X(aclnnBatchMatMulGetWorkspaceSize) X(aclnnBatchMatMul) \
-    X(aclnnPermuteGetWorkspaceSize) X(aclnnPermute)
+    X(aclnnPermuteGetWorkspaceSize) X(aclnnPermute) X(aclnnApplyAdamWV2GetWorkspaceSize) X(aclnnApplyAdamWV2)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

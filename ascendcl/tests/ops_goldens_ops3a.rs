@@ -7,12 +7,14 @@
 mod common;
 mod ops_goldens_common;
 
-use ascendcl::ops::{self, CubeMath, Prepared};
+use ascendcl::ops::{self, AdamW, CubeMath, Prepared};
 use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
 
 /// Phase 1 of the case's operator over the uploaded tensors.
 fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
     let (ins, mut outs) = split(case, up)?;
+    // ApplyAdamWV2's optional in-place tensor (absent, or given and written)
+    let max_grad_norm = outs.remove("maxGradNormOptionalRef");
     let mut out = |role: &str| {
         outs.remove(role)
             .unwrap_or_else(|| panic!("{}: no output {role}", case.name))
@@ -45,6 +47,27 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             ops::batch_matmul(i("self"), i("mat2"), out("out"), math)?
         }
         "Permute" => ops::permute(i("self"), &case.int_lists["dims"], out("out"))?,
+        "ApplyAdamWV2" => {
+            let f = |k: &str| case.doubles[k] as f32;
+            let hyper = AdamW {
+                lr: f("lr"),
+                beta1: f("beta1"),
+                beta2: f("beta2"),
+                weight_decay: f("weightDecay"),
+                eps: f("eps"),
+                amsgrad: case.bools["amsgrad"],
+                maximize: case.bools["maximize"],
+            };
+            ops::apply_adam_w_v2(
+                out("varRef"),
+                out("mRef"),
+                out("vRef"),
+                max_grad_norm,
+                i("grad"),
+                i("step"),
+                hyper,
+            )?
+        }
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

@@ -11,6 +11,8 @@ only, from the formulas:
                           skipped; float indices truncated)
   BatchMatMul             out[b] = self[b] @ mat2[b] (a batch of 1 broadcast)
   Permute                 out = transpose(self, dims)
+  ApplyAdamWV2            one AdamW step with t = step + 1 (var, m, v and,
+                          with amsgrad, the running maximum, in place)
 
 and checks the written expectation against it with the case's own
 tolerance. It ends with `N passed, N failed`. NumPy only, no torch:
@@ -35,10 +37,36 @@ PARAMS = {
     "EmbeddingDenseBackward": "grad indices numWeights paddingIdx scaleGradByFreq out",
     "BatchMatMul": "self mat2 out cubeMathType",
     "Permute": "self dims out",
+    "ApplyAdamWV2": "varRef mRef vRef maxGradNormOptionalRef grad step lr beta1 beta2 weightDecay eps "
+                    "amsgrad maximize",
 }
 
 
-def compute(op, t, ints, bools):
+def adamw(t, d, bools):
+    """One AdamW step in float64 (the kernel's order); the in-place results
+    written back into each tensor's storage."""
+    var, m, v, g = (t[k].value() for k in ("varRef", "mRef", "vRef", "grad"))
+    step = float(t["step"].value().reshape(-1)[0]) + 1.0
+    if bools["maximize"]:
+        g = -g
+    lr, b1, b2, wd, eps = (d[k] for k in ("lr", "beta1", "beta2", "weightDecay", "eps"))
+    var = var * (1.0 - lr * wd)
+    m = m + (g - m) * (1.0 - b1)
+    v = v * b2 + g * g * (1.0 - b2)
+    used = v
+    out = {}
+    if bools["amsgrad"]:
+        used = np.maximum(t["maxGradNormOptionalRef"].value(), v)
+        out["maxGradNormOptionalRef"] = t["maxGradNormOptionalRef"].write(used)
+    elif "maxGradNormOptionalRef" in t:
+        out["maxGradNormOptionalRef"] = t["maxGradNormOptionalRef"].storage
+    denom = np.sqrt(used) / np.sqrt(1.0 - b2 ** step) + eps
+    var = var - lr / (1.0 - b1 ** step) * m / denom
+    out.update({"varRef": t["varRef"].write(var), "mRef": t["mRef"].write(m), "vRef": t["vRef"].write(v)})
+    return out
+
+
+def compute(op, t, ints, bools, doubles):
     if op == "Embedding":
         idx = t["indices"].value().astype(np.int64)
         return {"out": t["weight"].value()[idx]}
@@ -56,13 +84,15 @@ def compute(op, t, ints, bools):
         return {"out": out}
     if op == "BatchMatMul":
         return {"out": np.matmul(t["self"].value(), t["mat2"].value())}
+    if op == "ApplyAdamWV2":
+        return adamw(t, doubles, bools)
     if op == "Permute":
         return {"out": np.transpose(t["self"].value(), ints["dims"])}
     raise ValueError(op)
 
 
 def check_case(d):
-    t, ints, bools, exp, order = {}, {}, {}, [], []
+    t, ints, bools, doubles, exp, order = {}, {}, {}, {}, [], []
     op = None
     with open(os.path.join(d, "case.txt"), encoding="utf-8") as f:
         for line in f:
@@ -81,6 +111,10 @@ def check_case(d):
                 ints[tok[1]] = int(tok[2])
             elif kind == "ints":
                 ints[tok[1]] = [int(v) for v in tok[2].split(",")] if len(tok) > 2 else []
+            elif kind == "double":
+                doubles[tok[1]] = float(tok[2])
+            elif kind == "none":
+                pass
             elif kind == "bool":
                 bools[tok[1]] = tok[2] == "1"
             elif kind == "expect":
@@ -90,7 +124,7 @@ def check_case(d):
     problems = []
     if order != PARAMS[op].split():
         problems.append(f"parameters {order} are not aclnn{op}'s {PARAMS[op].split()}")
-    ref = compute(op, t, ints, bools)
+    ref = compute(op, t, ints, bools, doubles)
     for role, dt, fname, rtol, atol in exp:
         got = decode(np.load(os.path.join(d, fname), allow_pickle=False), dt)
         want = np.asarray(ref[role])

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for the third aclnn operator set (issue 20), batch
-"ops3a": Embedding, EmbeddingDenseBackward, BatchMatMul, Permute.
+"ops3a": Embedding, EmbeddingDenseBackward, BatchMatMul, Permute,
+ApplyAdamWV2.
 
 Writes one directory per case under ascendcl/tests/goldens/ops3a/<case>/ in
 the manifest format of the first set (ascendcl/tests/goldens/ops/README.md;
@@ -26,6 +27,13 @@ CANN versus PyTorch, as encoded here:
   * Its indices may be a float tensor (cast to int32, :387-391); PyTorch
     takes integer indices only, so that case's golden uses the same values
     as int64.
+
+  * aclnnApplyAdamWV2's step tensor holds the steps taken before this one
+    (its kernel adds 1: optim/apply_adam_w_v2/op_kernel/apply_adam_w_v2_fp.h:114),
+    which is torch.optim.AdamW's state["step"] before the step; the
+    goldens set that state and run one opt.step(). The hyper-parameters
+    are rounded to f32 first (CANN takes floats). The in-place tensors'
+    expectations are their whole storage (as the first set's InplaceAdd).
 
 Tolerances (|actual - expected| <= atol + rtol*|expected|), see TOLERANCES.
 """
@@ -60,8 +68,15 @@ Rng, layout = g1.Rng, g1.layout
 # BatchMatMul ("accum" too): the cube sums K products in f32; the atol is
 #   the rtol times max over outputs of sum_k |a_ik b_kj| (g1.mm_scale), the
 #   size of a reordering error of the sum, at least the base atol.
+# "state": ApplyAdamWV2's updated var, m, v and running maximum, a few f32
+#   operations per element (lerp, multiply-add, sqrt, divide) computed in f32
+#   by both torch.optim.AdamW and the card (f16/bf16 tensors are cast to f32
+#   and back, aclnn_apply_adam_w_v2.cpp:196-226): f32 rtol 1e-5 atol 1e-6
+#   (tens of ulps; the atol for m and v near 0); f16 1e-3/1e-3 and bf16
+#   1e-2/1e-2, one ulp of the dtype for a result rounded once from f32.
 # ---------------------------------------------------------------------------
 TOL = {
+    "state": {"f32": (1e-5, 1e-6), "f16": (1e-3, 1e-3), "bf16": (1e-2, 1e-2)},
     "exact": {dt: (0.0, 0.0) for dt in DTYPES},
     "accum": {"f32": (1e-5, 1e-6), "f16": (1e-3, 1e-3), "bf16": (1e-2, 1e-2)},
 }
@@ -232,14 +247,107 @@ def permute_cases():
         c.expect("out", X.view.permute(dims).contiguous(), *tol("exact", dt))
 
 
+# ---------------------------------------------------------------------------
+# ApplyAdamWV2
+# ---------------------------------------------------------------------------
+def f32(x):
+    """x rounded to f32 (CANN takes the hyper-parameters as float), as a
+    Python float, so torch computes with exactly the value the op gets."""
+    return float(np.float32(x))
+
+
+def adamw_step(var, m, v, mx, grad, step, hp):
+    """One torch.optim.AdamW step (single-tensor, in f32) from the given
+    state; step is state["step"] before the step (the op adds 1 itself)."""
+    p = torch.nn.Parameter(var.float().clone())
+    opt = torch.optim.AdamW([p], lr=hp["lr"], betas=(hp["beta1"], hp["beta2"]), eps=hp["eps"],
+                            weight_decay=hp["weightDecay"], amsgrad=hp["amsgrad"], maximize=hp["maximize"],
+                            foreach=False)
+    p.grad = grad.float().clone()
+    state = opt.state[p]
+    state["step"] = torch.tensor(float(step))
+    state["exp_avg"] = m.float().clone()
+    state["exp_avg_sq"] = v.float().clone()
+    if hp["amsgrad"]:
+        state["max_exp_avg_sq"] = mx.float().clone()
+    with torch.no_grad():
+        opt.step()
+    return p.detach(), state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq")
+
+
+def adamw_cases():
+    # name, shape, state dtype, grad dtype, step (value, dtype), amsgrad,
+    # maximize, var layout, maxGradNorm given without amsgrad
+    specs = [
+        ("f32_first_step", (4, 6), "f32", "f32", (0, "f32"), False, False, "contig", False),
+        ("f32_step_5_int64", (4, 6), "f32", "f32", (5, "i64"), False, False, "contig", False),
+        ("f32_amsgrad", (4, 6), "f32", "f32", (3, "f32"), True, False, "contig", False),
+        ("f32_maximize", (4, 6), "f32", "f32", (2, "i64"), False, True, "contig", False),
+        ("f32_amsgrad_maximize", (3, 5), "f32", "f32", (7, "f32"), True, True, "contig", False),
+        ("f16_state_and_grad", (4, 6), "f16", "f16", (1, "f32"), False, False, "contig", False),
+        ("bf16_state_and_grad", (4, 6), "bf16", "bf16", (4, "i64"), True, False, "contig", False),
+        ("f32_master_f16_grad", (4, 6), "f32", "f16", (2, "f32"), False, False, "contig", False),
+        ("f32_master_bf16_grad", (4, 6), "f32", "bf16", (9, "i64"), False, False, "contig", False),
+        ("f32_transposed_var", (4, 6), "f32", "f32", (1, "f32"), False, False, "transposed", False),
+        ("f32_max_given_without_amsgrad", (3, 4), "f32", "f32", (1, "f32"), False, False, "contig", True),
+    ]
+    hp_base = {"lr": f32(1e-3), "beta1": f32(0.9), "beta2": f32(0.999), "weightDecay": f32(1e-2),
+               "eps": f32(1e-8)}
+    for name, shape, sdt, gdt, (step, stdt), amsgrad, maximize, vlay, max_plain in specs:
+        cname = f"applyadamwv2_{name}"
+        r = Rng(cname)
+        var = r.normal(shape, "f32").to(DTYPES[sdt])
+        if step == 0:
+            m = torch.zeros(shape, dtype=DTYPES[sdt])
+            v = torch.zeros(shape, dtype=DTYPES[sdt])
+        else:
+            m = (r.normal(shape, "f32") * 0.1).to(DTYPES[sdt])
+            v = (r.normal(shape, "f32").abs() * 0.01).to(DTYPES[sdt])
+        # the running maximum: above v for about half the entries
+        mx = (v.float() * (2 * r.uniform(shape, 0.0, 1.0))).to(DTYPES[sdt])
+        grad = r.normal(shape, "f32").to(DTYPES[gdt])
+        hp = dict(hp_base, amsgrad=amsgrad, maximize=maximize)
+        if name.startswith("f32_first"):
+            hp["lr"] = f32(0.1)
+        V, M, S, X = layout(var, vlay), layout(m), layout(v), layout(mx)
+        G, T = layout(grad), layout(torch.tensor([step], dtype=DTYPES[stdt]))
+        c = Case(cname, "ApplyAdamWV2")
+        c.tensor("varRef", V)
+        c.tensor("mRef", M)
+        c.tensor("vRef", S)
+        if amsgrad or max_plain:
+            c.tensor("maxGradNormOptionalRef", X)
+        else:
+            c.lines.append("none maxGradNormOptionalRef")
+        c.tensor("grad", G)
+        c.tensor("step", T)
+        for k in ("lr", "beta1", "beta2", "weightDecay", "eps"):
+            c.lines.append(f"double {k} {hp[k]!r}")
+        c.bool_("amsgrad", amsgrad)
+        c.bool_("maximize", maximize)
+        nv, nm, ns, nx = adamw_step(V.view, M.view, S.view, X.view, G.view, step, hp)
+        # in place: each expectation is its tensor's whole storage
+        rt, at = tol("state", sdt)
+        with torch.no_grad():
+            V.view.copy_(nv.to(DTYPES[sdt]))
+        c.expect("varRef", V.storage, rt, at)
+        c.expect("mRef", nm.to(DTYPES[sdt]), rt, at)
+        c.expect("vRef", ns.to(DTYPES[sdt]), rt, at)
+        if amsgrad:
+            c.expect("maxGradNormOptionalRef", nx.to(DTYPES[sdt]), rt, at)
+        elif max_plain:
+            c.expect("maxGradNormOptionalRef", X.storage, *tol("exact", sdt))
+
+
 OPS = {
     "Embedding": embedding_cases,
     "EmbeddingDenseBackward": embedding_dense_backward_cases,
     "BatchMatMul": batch_matmul_cases,
     "Permute": permute_cases,
+    "ApplyAdamWV2": adamw_cases,
 }
 # The operators whose cases are generated (in the order they were added).
-ACTIVE = ["Embedding", "EmbeddingDenseBackward", "BatchMatMul", "Permute"]
+ACTIVE = ["Embedding", "EmbeddingDenseBackward", "BatchMatMul", "Permute", "ApplyAdamWV2"]
 
 
 def main():

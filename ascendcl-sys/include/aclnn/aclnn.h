@@ -540,6 +540,15 @@ ACLNN_LAUNCH(aclnnBatchMatMul);
 aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
                                          uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnPermute);
+/* One fused AdamW step on varRef, mRef, vRef (and maxGradNormOptionalRef with
+ * amsgrad) in place; step holds the steps taken so far (the kernel adds 1)
+ * (optim/apply_adam_w_v2/op_host/op_api/aclnn_apply_adam_w_v2.h:25-28). */
+aclnnStatus aclnnApplyAdamWV2GetWorkspaceSize(aclTensor *varRef, aclTensor *mRef, aclTensor *vRef,
+                                              aclTensor *maxGradNormOptionalRef, const aclTensor *grad,
+                                              const aclTensor *step, float lr, float beta1, float beta2,
+                                              float weightDecay, float eps, bool amsgrad, bool maximize,
+                                              uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnApplyAdamWV2);
 /* ---- end of batch `ops-a` ---- */
 
 #undef ACLNN_LAUNCH

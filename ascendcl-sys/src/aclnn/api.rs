@@ -416,5 +416,9 @@ aclnn_functions! {
     op fn aclnnPermuteGetWorkspaceSize(self_: *const aclTensor, dims: *const aclIntArray, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of Permute.
     op fn aclnnPermute(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of one fused AdamW step on var, m, v (and maxGradNorm with amsgrad), in place.
+    op fn aclnnApplyAdamWV2GetWorkspaceSize(varRef: *mut aclTensor, mRef: *mut aclTensor, vRef: *mut aclTensor, maxGradNormOptionalRef: *mut aclTensor, grad: *const aclTensor, step: *const aclTensor, lr: f32, beta1: f32, beta2: f32, weightDecay: f32, eps: f32, amsgrad: bool, maximize: bool, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of ApplyAdamWV2.
+    op fn aclnnApplyAdamWV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ------------------------------------ end of operators III, batch `ops-a`
 }

@@ -1291,3 +1291,30 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnApplyAdamWV2GetWorkspaceSize(
+        varRef: *mut aclTensor,
+        mRef: *mut aclTensor,
+        vRef: *mut aclTensor,
+        maxGradNormOptionalRef: *mut aclTensor,
+        grad: *const aclTensor,
+        step: *const aclTensor,
+        lr: f32,
+        beta1: f32,
+        beta2: f32,
+        weightDecay: f32,
+        eps: f32,
+        amsgrad: bool,
+        maximize: bool,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnApplyAdamWV2(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}

@@ -103,3 +103,5 @@ mod batch_matmul;
 pub use batch_matmul::batch_matmul;
 mod permute;
 pub use permute::permute;
+mod adamw;
+pub use adamw::{AdamW, apply_adam_w_v2};
