@@ -95,6 +95,16 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     // operators III, attention batch (hicann/ops-transformer)
     "aclnnop/aclnn_flash_attention_score.h",
     "aclnnop/aclnn_flash_attention_score_grad.h",
+    // operators III, batch ops-a
+    "aclnnop/aclnn_gelu.h",
+    "aclnnop/aclnn_gelu_backward.h",
+    "aclnnop/aclnn_gelu_v2.h",
+    "aclnnop/aclnn_gelu_backward_v2.h",
+    "aclnnop/aclnn_embedding.h",
+    "aclnnop/aclnn_embedding_dense_backward.h",
+    "aclnnop/aclnn_batch_matmul.h",
+    "aclnnop/aclnn_permute.h",
+    "aclnnop/aclnn_apply_adam_w_v2.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -50,7 +50,8 @@
     X(aclnnTanhGetWorkspaceSize) X(aclnnTanh) X(aclnnTanhBackwardGetWorkspaceSize) X(aclnnTanhBackward) \
     X(aclnnSiluGetWorkspaceSize) X(aclnnSilu) X(aclnnSiluBackwardGetWorkspaceSize) X(aclnnSiluBackward) \
     MOCK_OPS_FUNCTIONS_ELEMENTWISE(X) \
-    MOCK_OPS_FUNCTIONS_ATTENTION(X)
+    MOCK_OPS_FUNCTIONS_ATTENTION(X) \
+    MOCK_OPS_FUNCTIONS_OPS_A(X)
 
 /* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, op_pow.c, op_clamp.c, op_isfinite.c */
 #define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)                                                                  \
@@ -64,5 +65,13 @@
 #define MOCK_OPS_FUNCTIONS_ATTENTION(X)                                                                   \
     X(aclnnFlashAttentionScoreGetWorkspaceSize) X(aclnnFlashAttentionScore)                               \
     X(aclnnFlashAttentionScoreGradGetWorkspaceSize) X(aclnnFlashAttentionScoreGrad)
+/* operators III, batch `ops-a` (issue 20): op_gelu.c, op_embedding.c, op_batch_matmul.c, op_permute.c,
+ * op_adamw.c */
+#define MOCK_OPS_FUNCTIONS_OPS_A(X)                                                                        \
+    X(aclnnGeluGetWorkspaceSize) X(aclnnGelu) X(aclnnGeluBackwardGetWorkspaceSize) X(aclnnGeluBackward)     \
+    X(aclnnGeluV2GetWorkspaceSize) X(aclnnGeluV2) X(aclnnGeluBackwardV2GetWorkspaceSize) X(aclnnGeluBackwardV2) \
+    X(aclnnEmbeddingGetWorkspaceSize) X(aclnnEmbedding) X(aclnnEmbeddingDenseBackwardGetWorkspaceSize)      \
+    X(aclnnEmbeddingDenseBackward) X(aclnnBatchMatMulGetWorkspaceSize) X(aclnnBatchMatMul) \
+    X(aclnnPermuteGetWorkspaceSize) X(aclnnPermute) X(aclnnApplyAdamWV2GetWorkspaceSize) X(aclnnApplyAdamWV2)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

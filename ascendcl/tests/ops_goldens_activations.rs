@@ -7,8 +7,17 @@
 mod common;
 mod ops_goldens_common;
 
-use ascendcl::ops::{self, Prepared};
+use ascendcl::ops::{self, GeluApproximate, Prepared};
 use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
+
+/// The case's `int approximate`: 0 "none" (erf), 1 "tanh".
+fn approximate(case: &Case) -> GeluApproximate {
+    match case.ints["approximate"] {
+        0 => GeluApproximate::None,
+        1 => GeluApproximate::Tanh,
+        other => panic!("{}: approximate {other} is neither 0 nor 1", case.name),
+    }
+}
 
 /// Phase 1 of the case's operator over the uploaded tensors.
 fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
@@ -32,6 +41,15 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         "TanhBackward" => ops::tanh_backward(i("gradOutput"), i("output"), out("gradInput"))?,
         "Silu" => ops::silu(i("self"), out("out"))?,
         "SiluBackward" => ops::silu_backward(i("gradOutput"), i("self"), out("gradInput"))?,
+        "Gelu" => ops::gelu(i("self"), out("out"))?,
+        "GeluBackward" => ops::gelu_backward(i("gradOutput"), i("self"), out("gradInput"))?,
+        "GeluV2" => ops::gelu_v2(i("x"), approximate(case), out("y"))?,
+        "GeluBackwardV2" => ops::gelu_backward_v2(
+            i("gradOutput"),
+            i("self"),
+            approximate(case),
+            out("gradInput"),
+        )?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

@@ -1,5 +1,5 @@
 //! The activations batch's pointwise backward operators (sigmoid, tanh,
-//! SiLU) against central finite differences of their own forward on the
+//! SiLU, GELU in both approximations) against central finite differences of their own forward on the
 //! mock (the method of `ops_gradcheck.rs`): for a random direction `v` and
 //! output weights `w`, `(L(x + h·v) − L(x − h·v)) / 2h` with
 //! `L = Σ w·forward` must equal `Σ v·backward` within
@@ -128,6 +128,69 @@ fn sigmoid_tanh_and_silu_backwards_match_finite_differences_and_a_negated_gradie
             let (_, _, flipped_ok) = agrees(&r, f, &x, &w, &flipped)?;
             assert!(!flipped_ok, "{what}: a negated gradient passed the check");
         }
+        Ok(())
+    });
+}
+
+fn gelu_erf<'a>(x: &Tensor<'a>, y: TensorMut<'a>) -> ascendcl::Result<Prepared<'a>> {
+    ops::gelu_v2(x, ops::GeluApproximate::None, y)
+}
+
+fn gelu_erf_backward<'a>(
+    g: &Tensor<'a>,
+    x: &Tensor<'a>,
+    dx: TensorMut<'a>,
+) -> ascendcl::Result<Prepared<'a>> {
+    ops::gelu_backward_v2(g, x, ops::GeluApproximate::None, dx)
+}
+
+fn gelu_tanh_v2<'a>(x: &Tensor<'a>, y: TensorMut<'a>) -> ascendcl::Result<Prepared<'a>> {
+    ops::gelu_v2(x, ops::GeluApproximate::Tanh, y)
+}
+
+fn gelu_tanh_backward_v2<'a>(
+    g: &Tensor<'a>,
+    x: &Tensor<'a>,
+    dx: TensorMut<'a>,
+) -> ascendcl::Result<Prepared<'a>> {
+    ops::gelu_backward_v2(g, x, ops::GeluApproximate::Tanh, dx)
+}
+
+#[test]
+fn gelu_backwards_of_both_approximations_match_finite_differences_and_a_negated_gradient_does_not()
+{
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let r = Rig { ctx, stream };
+        let x: Vec<f32> = values(N, 5).iter().map(|v| 3.0 * v).collect();
+        let w = values(N, 29);
+        // each backward against the forward of the same approximation; both
+        // take the forward's input
+        let ops: [(&str, Forward, Backward); 3] = [
+            ("gelu (tanh)", ops::gelu, ops::gelu_backward),
+            ("gelu_v2 none", gelu_erf, gelu_erf_backward),
+            ("gelu_v2 tanh", gelu_tanh_v2, gelu_tanh_backward_v2),
+        ];
+        for (what, f, b) in ops {
+            let grad = r.backward(b, &w, &x)?;
+            let (numeric, analytic, ok) = agrees(&r, f, &x, &w, &grad)?;
+            assert!(
+                ok,
+                "{what}: finite differences give {numeric}, the backward {analytic}"
+            );
+            let flipped: Vec<f32> = grad.iter().map(|g| -g).collect();
+            let (_, _, flipped_ok) = agrees(&r, f, &x, &w, &flipped)?;
+            assert!(!flipped_ok, "{what}: a negated gradient passed the check");
+        }
+        // the two approximations are distinct functions: aclnnGeluBackward
+        // is the tanh one, not PyTorch's default erf
+        let erf_grad = r.backward(gelu_erf_backward, &w, &x)?;
+        let tanh_grad = r.backward(ops::gelu_backward, &w, &x)?;
+        assert_ne!(
+            erf_grad, tanh_grad,
+            "the erf and tanh gradients are distinct"
+        );
         Ok(())
     });
 }

@@ -280,7 +280,7 @@ OPS = {
 }
 # The operators whose cases are generated (in the order they were added).
 ACTIVE = ["Softmax", "SoftmaxBackward", "Sigmoid", "SigmoidBackward", "Tanh", "TanhBackward",
-          "Silu", "SiluBackward"]
+          "Silu", "SiluBackward", "Gelu", "GeluBackward", "GeluV2", "GeluBackwardV2"]
 
 
 def main():

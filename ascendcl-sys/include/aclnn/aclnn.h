@@ -518,6 +518,67 @@ aclnnStatus aclnnFlashAttentionScoreGradGetWorkspaceSize(
     const aclTensor *dpseOut, uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnFlashAttentionScoreGrad);
 /* ---- end of batch `attention` ---- */
+/* ---- operators III, batch `ops-a` (issue 20): GELU, Embedding, BatchMatMul,
+ * Permute, ApplyAdamWV2. Parameter lists as in hicann/ops-nn v8.5.0; constness
+ * as there. */
+/* GELU, the tanh approximation 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)));
+ * out of self's dtype and shape (activation/gelu/op_api/aclnn_gelu.h:46-47). */
+aclnnStatus aclnnGeluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                      aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGelu);
+/* The gradient of that approximation given the forward input self, broadcast;
+ * gradInput is const in CANN's header
+ * (activation/gelu_grad/op_host/op_api/aclnn_gelu_backward.h:70-72). */
+aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                              const aclTensor *gradInput, uint64_t *workspaceSize,
+                                              aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGeluBackward);
+/* GELU with approximate 0 (erf, "none") or 1 ("tanh")
+ * (activation/gelu_v2/op_host/op_api/aclnn_gelu_v2.h:47-48). */
+aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate, aclTensor *y,
+                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGeluV2);
+/* Its gradient; approximate is the string "none" or "tanh" (a non-const char
+ * pointer in CANN's header, activation/gelu_grad_v2/op_host/op_api/aclnn_gelu_backward_v2.h:38-40). */
+aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                char *approximate, aclTensor *gradInput,
+                                                uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnGeluBackwardV2);
+/* out = weight[indices, :] (a gather along dim 0); out is const in CANN's header
+ * (index/gather_v2/op_host/op_api/aclnn_embedding.h:48-50). */
+aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTensor *indices,
+                                           const aclTensor *out, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnEmbedding);
+/* Its dense gradient: grad's rows summed into out[numWeights, D] by index;
+ * paddingIdx negative (as int64) for none; out is const in CANN's header
+ * (index/embedding_dense_grad_v2/op_host/op_api/aclnn_embedding_dense_backward.h:58-60). */
+aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *indices,
+                                                        uint64_t numWeights, uint64_t paddingIdx,
+                                                        bool scaleGradByFreq, const aclTensor *out,
+                                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnEmbeddingDenseBackward);
+/* out[b] = self[b] @ mat2[b], 3-D, a batch dim of 1 broadcast
+ * (matmul/batch_mat_mul_v3/op_host/op_api/aclnn_batch_matmul.h:24-26). */
+aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
+                                             int8_t cubeMathType, uint64_t *workspaceSize,
+                                             aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnBatchMatMul);
+/* out = self permuted by dims, materialized; negative dims count from the end
+ * (ops-math v8.5.0 conversion/transpose/op_api/aclnn_permute.h:25-26). */
+aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnPermute);
+/* One fused AdamW step on varRef, mRef, vRef (and maxGradNormOptionalRef with
+ * amsgrad) in place; step holds the steps taken so far (the kernel adds 1)
+ * (optim/apply_adam_w_v2/op_host/op_api/aclnn_apply_adam_w_v2.h:25-28). */
+aclnnStatus aclnnApplyAdamWV2GetWorkspaceSize(aclTensor *varRef, aclTensor *mRef, aclTensor *vRef,
+                                              aclTensor *maxGradNormOptionalRef, const aclTensor *grad,
+                                              const aclTensor *step, float lr, float beta1, float beta2,
+                                              float weightDecay, float eps, bool amsgrad, bool maximize,
+                                              uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnApplyAdamWV2);
+/* ---- end of batch `ops-a` ---- */
 
 #undef ACLNN_LAUNCH
 

@@ -102,3 +102,14 @@ pub use flash_attention::{
     AttentionLayout, AttentionSaved, AttentionStats, FlashAttention, SparseMode,
     flash_attention_score, flash_attention_score_grad,
 };
+// operators III, batch ops-a
+mod gelu;
+pub use gelu::{GeluApproximate, gelu, gelu_backward, gelu_backward_v2, gelu_v2};
+mod embedding;
+pub use embedding::{embedding, embedding_dense_backward};
+mod batch_matmul;
+pub use batch_matmul::batch_matmul;
+mod permute;
+pub use permute::permute;
+mod adamw;
+pub use adamw::{AdamW, apply_adam_w_v2};
