@@ -226,6 +226,7 @@ bool capture_record(mock_event *ev, mock_stream *s, aclError *rc)
     size_t i = stream_index(s->cap, s);
     ev->cap_pos = i == (size_t)-1 ? 0 : s->cap->counts[i];
     ev->cap_waited = false;
+    order_record(ev, s); /* the happens-before model sees the captured fork/join */
     *rc = ACL_SUCCESS;
     return true;
 }
@@ -269,6 +270,7 @@ bool capture_wait(mock_event *ev, mock_stream *s, aclError *rc)
     t->u.ev.ev = ev;
     t->origin = FN_aclrtStreamWaitEvent;
     capture_take(s, t);
+    order_wait(s, ev);
     if (ev->cap_stream != s) {
         ev->cap_waited = true;
     }
@@ -283,6 +285,12 @@ static void model_end_streams(mock_model *m)
     for (size_t i = 0; i < m->nstreams; i++) {
         if (m->streams[i]->cap == m) {
             m->streams[i]->cap = NULL;
+            /* the accesses of captured tasks entered the happens-before
+             * model when they were queued, but those tasks never run in the
+             * stream's order: nothing of them is outstanding on it (a mock
+             * simplification: work queued on the stream before the capture
+             * began counts as known done too) */
+            order_host_learn(&m->streams[i]->vc);
         }
     }
     if (tls()->cap_mode && m->tid == thread_small_id()) {
