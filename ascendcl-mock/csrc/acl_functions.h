@@ -36,6 +36,8 @@
     X(aclrtReserveMemAddress) X(aclrtReleaseMemAddress) X(aclrtMallocPhysical) X(aclrtFreePhysical)               \
     X(aclrtMapMem) X(aclrtUnmapMem) X(aclrtMemSetAccess) X(aclrtMemGetAccess) X(aclrtMemRetainAllocationHandle)   \
     X(aclrtMemGetAllocationPropertiesFromHandle) X(aclrtLaunchHostFunc) X(aclrtSubscribeReport)                   \
-    X(aclrtLaunchCallback) X(aclrtProcessReport) X(aclrtUnSubscribeReport)
+    X(aclrtLaunchCallback) X(aclrtProcessReport) X(aclrtUnSubscribeReport) X(aclmdlRICaptureBegin)               \
+    X(aclmdlRICaptureGetInfo) X(aclmdlRICaptureEnd) X(aclmdlRIDebugJsonPrint) X(aclmdlRICaptureThreadExchangeMode) \
+    X(aclmdlRIExecuteAsync) X(aclmdlRIDestroy)
 
 #endif /* ACLMOCK_ACL_FUNCTIONS_H */

@@ -96,6 +96,10 @@ ACLMOCK_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, 
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    aclError cap = capture_refuse_unsafe_call("a synchronous copy (aclrtMemcpy)"); /* capture.c: api_impl.cc mode gate */
+    if (cap) {
+        return call_end(&c, cap);
+    }
     mem_range rd, rs;
     bool same = false;
     aclError rc = copy_check(dst, destMax, src, count, kind, false, &rd, &rs, &same);
@@ -153,6 +157,14 @@ ACLMOCK_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *
     int m = order_access(s, src, count, false, FN_aclrtMemcpyAsync);
     int m2 = order_access(s, dst, count, true, FN_aclrtMemcpyAsync);
     order_journal(&c, m >= 0 ? m : m2);
+    if (capture_is_capturing(s->cap) && (rd.where == MEM_HOST || rs.where == MEM_HOST)) {
+        /* api_impl.cc:6653 (MemcpyHostTask): pageable host memory in a capture is mode-gated */
+        aclError cap = capture_refuse_unsafe_call("an asynchronous copy with pageable host memory");
+        if (cap) {
+            task_free(t);
+            return call_end(&c, cap);
+        }
+    }
     rc = stream_enqueue(s, t);
     if (rc) {
         return call_end(&c, rc);
@@ -234,6 +246,10 @@ ACLMOCK_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value
     ja_u64(&c, "count", count);
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
+    }
+    aclError cap = capture_refuse_unsafe_call("a synchronous memset (aclrtMemset)"); /* capture.c: api_impl.cc mode gate */
+    if (cap) {
+        return call_end(&c, cap);
     }
     mem_range r;
     aclError rc = set_check(devPtr, maxCount, count, false, NULL, NULL, &r);

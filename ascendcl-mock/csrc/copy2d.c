@@ -117,6 +117,10 @@ ACLMOCK_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src,
     if (call_faulted(&c)) {
         return call_end(&c, c.fault_code);
     }
+    aclError cap = capture_refuse_unsafe_call("a synchronous 2D copy (aclrtMemcpy2d)"); /* capture.c: api_impl.cc mode gate */
+    if (cap) {
+        return call_end(&c, cap);
+    }
     mem_range rd, rs;
     size_t dspan = 0, sspan = 0;
     aclError rc = check_2d(dst, dpitch, src, spitch, width, height, kind, false, NULL, &rd, &rs, &dspan, &sspan);
@@ -166,6 +170,14 @@ ACLMOCK_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void 
     int m = order_access(s, src, sspan, false, FN_aclrtMemcpy2dAsync);
     int m2 = order_access(s, dst, dspan, true, FN_aclrtMemcpy2dAsync);
     order_journal(&c, m >= 0 ? m : m2);
+    if (capture_is_capturing(s->cap) && (rd.where == MEM_HOST || rs.where == MEM_HOST)) {
+        /* api_impl.cc:6653 (MemcpyHostTask): pageable host memory in a capture is mode-gated */
+        aclError cap = capture_refuse_unsafe_call("an asynchronous copy with pageable host memory");
+        if (cap) {
+            task_free(t);
+            return call_end(&c, cap);
+        }
+    }
     rc = stream_enqueue(s, t);
     if (rc) {
         return call_end(&c, rc);

@@ -187,6 +187,10 @@ static aclError sync_device(int fn, int32_t timeout, bool has_timeout)
     if (!ctx) {
         return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
     }
+    aclError cap = capture_refuse_device_sync(ctx);
+    if (cap) {
+        return call_end(&c, cap);
+    }
     int dev = ctx->device;
     uint64_t deadline = has_timeout ? deadline_after_ms(timeout) : 0;
     /* Snapshot the targets: work queued after this call started is not waited for. */

@@ -297,6 +297,9 @@ ACLMOCK_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     if (!s) {
         return call_end(&c, rc);
     }
+    if (capture_record(ev, s, &rc)) {
+        return call_end(&c, rc); /* a record inside a capture (capture.c) */
+    }
     return call_end(&c, queue_event_task(ev, s, TASK_RECORD, ev->rec_gen + 1, 0));
 }
 
@@ -350,6 +353,9 @@ ACLMOCK_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, 
     mock_event *b = a ? event_arg(endEvent, "endEvent") : NULL;
     if (!a || !b) {
         return call_end(&c, tls()->last_rc);
+    }
+    if (capture_event_captured(a) || capture_event_captured(b)) {
+        return call_end(&c, capture_refuse_event_use(capture_event_captured(a) ? a : b, "elapsed time"));
     }
     /* api_error.cc:1338-1344 (v8.5.0): EXTERNAL or IPC events have no
      * timestamps -> 207000 (api_c.cc:828 sets the thread error) */
@@ -410,6 +416,9 @@ ACLMOCK_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *times
     mock_event *ev = event_arg(event, "event");
     if (!ev) {
         return call_end(&c, tls()->last_rc);
+    }
+    if (capture_event_captured(ev)) {
+        return call_end(&c, capture_refuse_event_use(ev, "a timestamp"));
     }
     if (ev->flags == RT_EV_EXTERNAL || ev->flags == RT_EV_IPC) {
         return call_end(&c, fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "EXTERNAL and IPC events have no timestamps"));

@@ -60,6 +60,9 @@ static aclError stream_wait_event(int fn, aclrtStream stream, aclrtEvent event, 
     if (!s) {
         return call_end(&c, rc);
     }
+    if (capture_wait(ev, s, &rc)) {
+        return call_end(&c, rc); /* a wait inside a capture (capture.c) */
+    }
     int32_t task_timeout = has_timeout ? timeout : -1;
     if (ev->ex) {
         if (ev->rec_gen == 0 || event_complete(ev)) {
@@ -122,6 +125,9 @@ static aclError query_event(int fn, aclrtEvent event, void *status, enum query_k
     mock_event *ev = event_arg(event, "event");
     if (!ev) {
         return call_end(&c, tls()->last_rc);
+    }
+    if (capture_event_captured(ev)) {
+        return call_end(&c, capture_refuse_event_use(ev, "a query"));
     }
     if (!status) {
         return call_end(&c, acl_fail(ACL_ERROR_INVALID_PARAM, "status is null"));
@@ -200,6 +206,9 @@ static aclError sync_event(int fn, aclrtEvent event, int32_t timeout, bool has_t
     mock_event *ev = event_arg(event, "event");
     if (!ev) {
         return call_end(&c, tls()->last_rc);
+    }
+    if (capture_event_captured(ev)) {
+        return call_end(&c, capture_refuse_event_use(ev, "synchronizing"));
     }
     if (has_timeout && timeout == 0) {
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 or > 0)", timeout));

@@ -89,10 +89,15 @@ typedef struct compute_job {
     aclmock_status_kernel_fn skernel; /* instead of kernel: may fail the stream */
     void (*release)(void *);
     void *job;
+    uint32_t refs; /* 1 + the copies a captured model queued (capture_exec.c) */
 } compute_job;
 
 static void job_free(compute_job *j)
 {
+    if (j->refs > 1) {
+        j->refs--;
+        return;
+    }
     j->release(j->job);
     free(j->spans);
     free(j->fps);
@@ -127,6 +132,7 @@ static bool spans_still_valid(const mock_task *t, const compute_job *j)
 static void compute_finish(mock_task *t, bool executed)
 {
     compute_job *j = t->u.compute.job;
+    mock_stream *on = t->on ? t->on : j->stream;
     if (!executed || !spans_still_valid(t, j)) {
         job_free(j);
         return;
@@ -158,9 +164,9 @@ static void compute_finish(mock_task *t, bool executed)
         if (status != 0) {
             /* the task failed: nothing is written back, the stream's next
              * synchronize reports the first failure (stream_api.c) */
-            if (!j->stream->sticky) {
-                j->stream->sticky = status;
-                snprintf(j->stream->sticky_msg, sizeof(j->stream->sticky_msg), "%s: %s",
+            if (!on->sticky) {
+                on->sticky = status;
+                snprintf(on->sticky_msg, sizeof(on->sticky_msg), "%s: %s",
                          mock_fn_names[t->origin], msg[0] ? msg : "the task failed");
             }
         } else if (spans_still_valid(t, j)) {
@@ -201,6 +207,7 @@ static int32_t enqueue(aclmock_call *c, void *stream, const aclmock_span *spans,
         return fail(EXT_RUNTIME_ERROR, "out of host memory");
     }
     j->n = nspans;
+    j->refs = 1;
     j->kernel = kernel;
     j->skernel = skernel;
     j->release = release;
@@ -284,4 +291,33 @@ ACLMOCK_EXPORT int32_t aclmock_compute_enqueue_status(aclmock_call *c, void *str
                                                       void (*release)(void *job), void *job)
 {
     return enqueue(c, stream, spans, nspans, NULL, kernel, release, job);
+}
+
+/* ------------------------------------------ compute tasks of a model */
+
+/* Another task running the same kernel on the same memory (a replay of a
+ * captured model); the job is shared and released with its last task. */
+mock_task *compute_task_clone(const mock_task *t)
+{
+    mock_task *n = task_new(TASK_COMPUTE);
+    if (!n) {
+        return NULL;
+    }
+    compute_job *j = t->u.compute.job;
+    j->refs++;
+    n->u.compute.finish = compute_finish;
+    n->u.compute.job = j;
+    return n;
+}
+
+bool compute_task_touches(const mock_task *t, uintptr_t lo, uintptr_t hi)
+{
+    const compute_job *j = t->u.compute.job;
+    for (uint32_t i = 0; i < j->n; i++) {
+        uintptr_t a = (uintptr_t)j->spans[i].addr;
+        if (j->spans[i].bytes && a < hi && a + j->spans[i].bytes > lo) {
+            return true;
+        }
+    }
+    return false;
 }

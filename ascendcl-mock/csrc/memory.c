@@ -239,6 +239,7 @@ ACLMOCK_EXPORT aclError aclrtFree(void *devPtr)
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p (%s) is not the start of an aclrtMalloc block",
                                  devPtr, sym));
     }
+    capture_note_free(devPtr, al->size, "aclrtFree");
     mock_device *d = &G.devices[dev];
     mock_alloc gone = *al;
     size_t idx = (size_t)(al - d->allocs);

@@ -71,7 +71,7 @@ int mock_fn_lookup(const char *name); /* -1 if unknown */
 
 /* ------------------------------------------------------------- objects */
 
-enum obj_kind { OBJ_CTX = 1, OBJ_STREAM, OBJ_EVENT, OBJ_PHYS, OBJ_DATABUF /* never journaled as a handle */ };
+enum obj_kind { OBJ_CTX = 1, OBJ_STREAM, OBJ_EVENT, OBJ_PHYS, OBJ_DATABUF /* never journaled as a handle */, OBJ_MODEL /* capture.c */ };
 
 typedef struct mock_obj {
     int kind;
@@ -81,6 +81,7 @@ typedef struct mock_obj {
 } mock_obj;
 
 typedef struct mock_stream mock_stream;
+typedef struct mock_model mock_model; /* a captured model instance (capture.c) */
 
 typedef struct mock_ctx {
     mock_obj h;
@@ -111,6 +112,7 @@ typedef struct mock_task {
     enum mock_fn origin;
     uint64_t seq;
     vclock snap; /* host callbacks: the stream's clock when queued (order.c) */
+    struct mock_stream *on; /* the stream it was queued on (stream_enqueue) */
     union {
         struct {
             void *dst;
@@ -170,6 +172,8 @@ struct mock_stream {
     uint32_t ord;       /* order id (order.c) */
     vclock vc;          /* what this stream's next task is ordered after */
     uint64_t host_seen; /* G.host_ver last joined into vc */
+    mock_model *cap;    /* the model this stream's work is captured into (capture.c) */
+    uint32_t cap_reuse; /* live models this stream was captured into */
 };
 
 struct mock_event {
@@ -184,6 +188,10 @@ struct mock_event {
     uint64_t ts_ns;         /* time the latest recording completed */
     uint32_t pending_waits; /* queued aclrtStreamWaitEvent tasks */
     vclock vc;              /* the recording stream's clock at the latest record */
+    mock_model *cap;        /* recorded inside this model's capture (capture.c) */
+    mock_stream *cap_stream; /* the stream of that captured recording */
+    uint64_t cap_pos;       /* that stream's captured task count after the recording */
+    bool cap_waited;        /* a captured stream waited for that recording */
 };
 
 typedef struct mock_phys {
@@ -294,7 +302,7 @@ typedef struct mock_global {
     strbuf init_config;
 
     /* ids */
-    uint64_t next_tid, next_ctx, next_stream, next_event, next_phys, next_alloc, next_host, next_resv, next_map;
+    uint64_t next_tid, next_ctx, next_stream, next_event, next_phys, next_alloc, next_host, next_resv, next_map, next_model;
 
     /* objects */
     mock_obj *objects;
@@ -356,6 +364,8 @@ typedef struct mock_tls {
     int64_t rp_thread;  /* index of the trace thread it replays, -1 none */
     struct mock_stream *cb_stream; /* host function running in this stream's order */
     uint64_t cb_clk;               /* its place in the stream (order.c) */
+    int cap_mode;  /* mode of the capture this thread began + 1, 0 none (capture.c) */
+    int xmode;     /* aclmdlRICaptureThreadExchangeMode mode (GLOBAL = 0 by default) */
     size_t msg_len;
     char msg[4096];
     char returned[4096];
@@ -481,6 +491,7 @@ void event_task_done(mock_task *t, bool executed);
 bool event_wait_ready(const mock_task *t);
 
 #include "memory.h"
+#include "capture.h"
 
 /* ---------------------------------------------------------------- hccl */
 void hccl_reset_locked(void); /* ext_hccl.c: timeouts from the environment */

@@ -221,6 +221,12 @@ static void *worker_main(void *arg)
 
 aclError stream_enqueue(mock_stream *s, mock_task *t)
 {
+    int cur0 = tls()->cur_fn;
+    t->on = s;
+    if (s->cap && capture_is_capturing(s->cap)) {
+        t->origin = cur0 >= 0 ? (enum mock_fn)cur0 : FN_aclrtLaunchHostFunc;
+        return capture_take(s, t); /* recorded into the model, not run (capture.c) */
+    }
     if (!s->has_thread) {
         if (pthread_create(&s->thread, NULL, worker_main, s) != 0) {
             task_finish(t, false);

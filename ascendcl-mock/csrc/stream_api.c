@@ -131,6 +131,10 @@ static aclError destroy_stream(int fn, aclrtStream stream, bool force)
                                  (unsigned long long)s->h.id, (unsigned long long)s->ctx->h.id,
                                  (unsigned long long)ctx->h.id));
     }
+    aclError cap = capture_refuse_stream_sync(s, "destroying");
+    if (cap) {
+        return call_end(&c, cap);
+    }
     stream_destroy(s, force);
     return call_end(&c, ACL_SUCCESS);
 }
@@ -190,6 +194,10 @@ static aclError sync_stream(int fn, aclrtStream stream, int32_t timeout, bool ha
     if (!s) {
         s = stream_arg(NULL);
     }
+    aclError cap = capture_refuse_stream_sync(s, "synchronizing");
+    if (cap) {
+        return call_end(&c, cap);
+    }
     if (s->flags & ACL_STREAM_PERSISTENT) {
         return call_end(&c, ACL_SUCCESS);
     }
@@ -248,6 +256,10 @@ ACLMOCK_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *
     mock_stream *s = stream_arg(stream);
     if (!s) {
         return call_end(&c, tls()->last_rc);
+    }
+    aclError cap = capture_refuse_stream_sync(s, "a query");
+    if (cap) {
+        return call_end(&c, cap);
     }
     int64_t st = s->completed == s->submitted ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     if (st == ACL_STREAM_STATUS_COMPLETE) {

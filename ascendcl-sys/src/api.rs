@@ -364,4 +364,25 @@ acl_functions! {
     fn aclrtProcessReport(timeout: i32) -> aclError;
     /// Unbinds a thread from a stream.
     fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError;
+
+    // ---------------------------------------------------------- stream capture
+    /// Starts capturing `stream` (a created stream, not the default one):
+    /// work queued on it is recorded into a model instead of run.
+    fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError;
+    /// Whether `stream` is being captured, and into which model (null when not).
+    fn aclmdlRICaptureGetInfo(stream: aclrtStream, status: *mut aclmdlRICaptureStatus, modelRI: *mut aclmdlRI) -> aclError;
+    /// Ends the capture of `stream` and hands out its model; fails, with no
+    /// model, when the capture was invalidated or a joined stream never rejoined.
+    fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError;
+    /// Writes a description of a captured model to the JSON file `path`
+    /// (`flags` reserved, 0).
+    fn aclmdlRIDebugJsonPrint(modelRI: aclmdlRI, path: *const c_char, flags: u32) -> aclError;
+    /// Swaps the calling thread's capture mode with `*mode` (the old one is
+    /// written back).
+    fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureMode) -> aclError;
+    /// Queues every task of a captured model, in captured order, on `stream`.
+    fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+    /// Destroys a captured model (not validated by the runtime afterwards:
+    /// never use the handle again).
+    fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
 }

@@ -47,6 +47,7 @@ pub mod elf;
 mod error;
 pub mod hccl;
 pub mod library;
+mod optional;
 pub mod prof;
 mod shared_object;
 
@@ -58,6 +59,7 @@ pub use elf::ElfProblem;
 pub use error::{Attempt, LoadError, SymbolError};
 pub use hccl::{HCCL_FUNCTIONS, Hccl, hccl_for};
 pub use library::{LIBRARY_ENV_VAR, Library, discover, library, select_library, selected_library};
+pub use optional::OPTIONAL_FUNCTIONS;
 pub use prof::{PROF_FUNCTIONS, Profiler, profiler};
 
 /// Version of the declared API, as the header's `ACL_*_VERSION` macros say.

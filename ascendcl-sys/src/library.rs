@@ -28,6 +28,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use crate::api::Symbols;
 use crate::cann;
 use crate::error::{Attempt, LoadError, SymbolError};
+use crate::optional::OptionalSymbols;
 use crate::shared_object::{self, OpenFailure};
 
 /// Name of the environment variable holding an explicit library path.
@@ -42,6 +43,7 @@ pub struct Library {
     /// The file the dynamic loader actually mapped, found on first use.
     resolved: OnceLock<PathBuf>,
     pub(crate) symbols: Symbols,
+    pub(crate) optional: OptionalSymbols,
 }
 
 impl fmt::Debug for Library {
@@ -95,6 +97,7 @@ impl Library {
             requested,
             resolved: OnceLock::new(),
             symbols: Symbols::default(),
+            optional: OptionalSymbols::default(),
         }));
         map.insert(key, lib);
         Ok(lib)

@@ -310,6 +310,24 @@ typedef struct {
     uint8_t rsv[12];
 } aclrtMemAccessDesc;
 
+/* Stream capture (CANN 8.5, experimental there): a capture turns the work
+ * queued on a stream into a model instance that can be launched again. */
+typedef void *aclmdlRI;
+
+/* Which threads the capture restricts from calls that cannot be captured. */
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED,
+} aclmdlRICaptureMode;
+
+/* A stream's capture state, as aclmdlRICaptureGetInfo reports it. */
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
+} aclmdlRICaptureStatus;
+
 /* =============================================================== functions */
 
 /* Init, versions, errors. aclInit is reference counted: a second call returns
@@ -468,6 +486,18 @@ aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
 aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType, aclrtStream stream);
 aclError aclrtProcessReport(int32_t timeout);
 aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/* Stream capture. Begin on a created (not default) stream; until End the work
+ * queued on it, and on streams joined to it through events, is recorded into
+ * a model instead of run. ExecuteAsync queues the whole model on a stream;
+ * Destroy frees it. ExchangeMode swaps the calling thread's mode for *mode. */
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+aclError aclmdlRIDestroy(aclmdlRI modelRI);
 
 #ifdef __cplusplus
 }

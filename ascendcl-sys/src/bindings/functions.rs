@@ -521,3 +521,35 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError;
 }
+unsafe extern "C" {
+    pub fn aclmdlRICaptureBegin(
+        stream: aclrtStream,
+        mode: aclmdlRICaptureMode,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureGetInfo(
+        stream: aclrtStream,
+        status: *mut aclmdlRICaptureStatus,
+        modelRI: *mut aclmdlRI,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIDebugJsonPrint(
+        modelRI: aclmdlRI,
+        path: *const ::std::os::raw::c_char,
+        flags: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureMode) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
+}

@@ -889,3 +889,32 @@ const _: () = {
         "Offset of field: aclrtMemAccessDesc::rsv",
     ][::std::mem::offset_of!(aclrtMemAccessDesc, rsv) - 12usize];
 };
+pub type aclmdlRI = *mut ::std::os::raw::c_void;
+impl aclmdlRICaptureMode {
+    pub const ACL_MODEL_RI_CAPTURE_MODE_GLOBAL: aclmdlRICaptureMode = aclmdlRICaptureMode(
+        0,
+    );
+    pub const ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL: aclmdlRICaptureMode = aclmdlRICaptureMode(
+        1,
+    );
+    pub const ACL_MODEL_RI_CAPTURE_MODE_RELAXED: aclmdlRICaptureMode = aclmdlRICaptureMode(
+        2,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclmdlRICaptureMode(pub ::std::os::raw::c_uint);
+impl aclmdlRICaptureStatus {
+    pub const ACL_MODEL_RI_CAPTURE_STATUS_NONE: aclmdlRICaptureStatus = aclmdlRICaptureStatus(
+        0,
+    );
+    pub const ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE: aclmdlRICaptureStatus = aclmdlRICaptureStatus(
+        1,
+    );
+    pub const ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED: aclmdlRICaptureStatus = aclmdlRICaptureStatus(
+        2,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclmdlRICaptureStatus(pub ::std::os::raw::c_uint);
