@@ -92,6 +92,8 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_pow.h",
     "aclnnop/aclnn_clamp.h",
     "aclnnop/aclnn_isfinite.h",
+    // operators III, batch ops3b
+    "aclnnop/aclnn_cat.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -49,7 +49,7 @@
     X(aclnnSigmoidGetWorkspaceSize) X(aclnnSigmoid) X(aclnnSigmoidBackwardGetWorkspaceSize) X(aclnnSigmoidBackward) \
     X(aclnnTanhGetWorkspaceSize) X(aclnnTanh) X(aclnnTanhBackwardGetWorkspaceSize) X(aclnnTanhBackward) \
     X(aclnnSiluGetWorkspaceSize) X(aclnnSilu) X(aclnnSiluBackwardGetWorkspaceSize) X(aclnnSiluBackward) \
-    MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)
+    MOCK_OPS_FUNCTIONS_ELEMENTWISE(X) MOCK_OPS_FUNCTIONS_OPS3B(X)
 
 /* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, op_pow.c, op_clamp.c, op_isfinite.c */
 #define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)                                                                  \
@@ -58,5 +58,8 @@
     X(aclnnLogGetWorkspaceSize) X(aclnnLog) X(aclnnNegGetWorkspaceSize) X(aclnnNeg)                    \
     X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)                                   \
     X(aclnnClampGetWorkspaceSize) X(aclnnClamp) X(aclnnIsFiniteGetWorkspaceSize) X(aclnnIsFinite)
+
+/* operators III, batch `ops3b` (issue 20): op_cat.c */
+#define MOCK_OPS_FUNCTIONS_OPS3B(X) X(aclnnCatGetWorkspaceSize) X(aclnnCat)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -489,6 +489,15 @@ aclnnStatus aclnnIsFiniteGetWorkspaceSize(const aclTensor *self, aclTensor *out,
 ACLNN_LAUNCH(aclnnIsFinite);
 /* ---- end of batch `elementwise` ---- */
 
+/* ---- operators III, batch `ops3b` (issue 20): Cat, Split, MaxDim, SWhere,
+ * MaskedFill, Dropout. Parameter lists as in hicann/ops-math v8.5.0. ---- */
+/* Concatenation of `tensors` along `dim` into out (ops-math v8.5.0
+ * conversion/concat_d/op_api/aclnn_cat.h:25-26). */
+aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList *tensors, int64_t dim, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnCat);
+/* ---- end of batch `ops3b` ---- */
+
 #undef ACLNN_LAUNCH
 
 #ifdef __cplusplus

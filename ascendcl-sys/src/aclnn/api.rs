@@ -382,4 +382,10 @@ aclnn_functions! {
     /// Phase 2 of IsFinite.
     op fn aclnnIsFinite(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------- end of operators III, batch `elementwise`
+    // ---- operators III, batch `ops3b`
+    /// Phase 1 of the concatenation of a tensor list along `dim`.
+    op fn aclnnCatGetWorkspaceSize(tensors: *const aclTensorList, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Cat.
+    op fn aclnnCat(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ---------------------------------- end of operators III, batch `ops3b`
 }

@@ -43,6 +43,7 @@
 //! ```
 
 mod activations;
+mod cat;
 mod conv;
 mod descriptor;
 mod dtype;
@@ -94,3 +95,5 @@ pub use workspace::Workspace;
 // operators III, norm_shape batch
 pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
 pub use reduce_dims::{amax, mean};
+// operators III, batch ops3b
+pub use cat::cat;

@@ -1,0 +1,48 @@
+//! Batch ops3b of the third operator set against PyTorch: each case of
+//! `tests/goldens/ops3b` (written by `scripts/goldens/make_op_goldens_ops3b.py`
+//! with PyTorch on the CPU) runs through the safe layer on the mock's
+//! operator libraries and must meet the case's tolerance; the cases present
+//! are exactly those the set's `CASES.txt` lists. A tensor list is one role
+//! per member, `<name>_<ii>`, in list order.
+
+mod common;
+mod ops_goldens_common;
+
+use std::collections::BTreeMap;
+
+use ascendcl::ops::{self, Prepared};
+use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
+
+/// The members of list `name` (roles `<name>_00`, `<name>_01`, ...), in order.
+fn members<'m, T>(map: &'m BTreeMap<&str, T>, name: &str) -> Vec<&'m T> {
+    let prefix = format!("{name}_");
+    // two-digit indices: the map's order is the list's
+    map.iter()
+        .filter(|(role, _)| role.strip_prefix(&prefix).is_some_and(|i| i.len() == 2))
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// Phase 1 of the case's operator over the uploaded tensors.
+fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
+    let (ins, mut outs) = split(case, up)?;
+    Ok(match case.op.as_str() {
+        "Cat" => ops::cat(
+            &members(&ins, "tensors"),
+            case.ints["dim"],
+            outs.remove("out").expect("out"),
+        )?,
+        other => panic!("{}: unknown op {other}", case.name),
+    })
+}
+
+#[test]
+fn every_ops3b_operator_matches_its_pytorch_goldens_exactly_or_within_its_tolerance() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let ran = run_goldens(&ctx, "ops3b", prepare)?;
+        let listed = counts::check_counts(&set_root("ops3b")).expect("CASES.txt");
+        assert_eq!(ran, listed, "every case CASES.txt lists ran");
+        Ok(())
+    });
+}

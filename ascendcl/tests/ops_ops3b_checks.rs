@@ -1,0 +1,128 @@
+//! The argument checks of batch ops3b (Cat, ...), as the real operators make
+//! them (each rule cited in the mock's `op_<op>.c`): refused in phase 1 with
+//! the operator named; and what CANN does that PyTorch does not.
+
+mod common;
+
+use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+use ascendcl::prelude::*;
+
+fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
+    match result {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(text.contains(op), "{what}: {text}");
+        }
+        Ok(_prepared) => panic!("{what} was accepted"),
+    }
+}
+
+#[test]
+fn cat_refuses_a_0d_member_other_sizes_outside_dim_a_float_into_an_integer_and_a_wrong_out_shape() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let a = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let b = DeviceBuffer::from_host(&ctx, &[2.0f32; 6])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 15)?;
+        let mut yi = DeviceBuffer::<i32>::zeroed(&ctx, 12)?;
+        let (a23, b32) = (Tensor::new(&a, &[2, 3])?, Tensor::new(&b, &[3, 2])?);
+        let (a0, b0) = (Tensor::new(&a, &[])?, Tensor::new(&b, &[])?);
+        refused(
+            "two 0-d tensors",
+            "aclnnCat",
+            ops::cat(&[&a0, &b0], 0, TensorMut::new(&mut y, &[2])?),
+        );
+        refused(
+            "[2, 3] and [3, 2] along dim 0",
+            "aclnnCat",
+            ops::cat(&[&a23, &b32], 0, TensorMut::new(&mut y, &[5, 3])?),
+        );
+        refused(
+            "dim 2 of 2-D tensors",
+            "aclnnCat",
+            ops::cat(&[&a23, &a23], 2, TensorMut::new(&mut y, &[2, 6])?),
+        );
+        refused(
+            "f32 tensors into an int32 out",
+            "aclnnCat",
+            ops::cat(&[&a23, &a23], 0, TensorMut::new(&mut yi, &[4, 3])?),
+        );
+        refused(
+            "out [4, 2] for two [2, 3] along dim 0",
+            "aclnnCat",
+            ops::cat(&[&a23, &a23], 0, TensorMut::new(&mut y, &[4, 2])?),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn cat_of_only_empty_1d_tensors_succeeds_without_looking_at_out_and_leaves_it_unwritten() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let e = DeviceBuffer::<f32>::zeroed(&ctx, 1)?;
+        let mut y = DeviceBuffer::from_host(&ctx, &[7.0f32, 7.0, 7.0])?;
+        let e0 = Tensor::new(&e, &[0])?;
+        // out's shape fits nothing: not looked at (aclnn_cat.cpp:290-294)
+        ops::cat(&[&e0, &e0], 0, TensorMut::new(&mut y, &[3])?)?
+            .launch(&stream, Workspace::none())?
+            .wait()?;
+        assert_eq!(y.to_vec()?, vec![7.0, 7.0, 7.0]);
+        Ok(())
+    });
+}
+
+fn views(bufs: &[DeviceBuffer<f32>]) -> ascendcl::Result<Vec<Tensor<'_>>> {
+    bufs.iter().map(|b| Tensor::new(b, &[2, 1])).collect()
+}
+
+#[test]
+fn a_repeatable_cat_of_twelve_tensors_is_re_pointed_at_new_members_per_launch() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        // more tensors than an executor holds without growing its slots
+        let first: Vec<DeviceBuffer<f32>> = (0..12)
+            .map(|i| DeviceBuffer::from_host(&ctx, &[i as f32, -(i as f32)]))
+            .collect::<ascendcl::Result<_>>()?;
+        let second: Vec<DeviceBuffer<f32>> = (0..12)
+            .map(|i| DeviceBuffer::from_host(&ctx, &[100.0 + i as f32, 0.5]))
+            .collect::<ascendcl::Result<_>>()?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 24)?;
+        let mut rep = {
+            let ts = views(&first)?;
+            let refs: Vec<&Tensor<'_>> = ts.iter().collect();
+            ops::cat(&refs, 1, TensorMut::new(&mut y, &[2, 12])?)?.into_repeatable()?
+        };
+        let ts = views(&first)?;
+        let refs: Vec<&Tensor<'_>> = ts.iter().collect();
+        rep.launch(
+            &stream,
+            &refs,
+            vec![TensorMut::new(&mut y, &[2, 12])?],
+            Workspace::none(),
+        )?
+        .wait()?;
+        let want: Vec<f32> = (0..12)
+            .map(|i| i as f32)
+            .chain((0..12).map(|i| -(i as f32)))
+            .collect();
+        assert_eq!(y.to_vec()?, want);
+        let ts = views(&second)?;
+        let refs: Vec<&Tensor<'_>> = ts.iter().collect();
+        rep.launch(
+            &stream,
+            &refs,
+            vec![TensorMut::new(&mut y, &[2, 12])?],
+            Workspace::none(),
+        )?
+        .wait()?;
+        let want: Vec<f32> = (0..12)
+            .map(|i| 100.0 + i as f32)
+            .chain((0..12).map(|_| 0.5))
+            .collect();
+        assert_eq!(y.to_vec()?, want);
+        Ok(())
+    });
+}

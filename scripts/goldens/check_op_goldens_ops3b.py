@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Reads every case under ascendcl/tests/goldens/ops3b/ as a consumer of the
+format must (manifest, storage files, strided views, bf16 bit patterns,
+tensor lists as `<name>_<ii>` roles), checks that the lines follow the op's
+aclnn parameter list, and recomputes each expectation independently with
+NumPy only (float64 for floats, int64 for integers):
+
+  Cat           np.concatenate of the members (1-d empty members dropped,
+                as torch.cat does) along `dim`, in the promoted dtype
+
+and checks the written expectation against it with the case's own
+tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
+
+    python3 scripts/goldens/check_op_goldens_ops3b.py
+"""
+
+import os
+import re
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_op_goldens import T, decode  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OPS = os.path.join(ROOT, "ascendcl", "tests", "goldens", "ops3b")
+
+# aclnn phase-1 parameter lists; `name*` is a tensor list (ops-math v8.5.0
+# aclnn_cat.h:25-26)
+PARAMS = {
+    "Cat": "tensors* dim out",
+}
+OUTPUTS = {
+    "Cat": {"out"},
+}
+
+
+def compute(op, t, lists, iv, ia, ba, dbl):
+    if op == "Cat":
+        members = [m.value() for m in lists["tensors"]]
+        members = [m for m in members if not (m.ndim == 1 and m.shape[0] == 0)]
+        return {"out": np.concatenate(members, axis=iv["dim"])}
+    raise ValueError(f"unknown op {op}")
+
+
+def base_name(role):
+    m = re.fullmatch(r"(.+)_(\d\d)", role)
+    return (m.group(1), int(m.group(2))) if m else (role, None)
+
+
+def check_case(d):
+    t, iv, ia, ba, dbl, exp, nones, names, problems = {}, {}, {}, {}, {}, [], set(), [], []
+    op = None
+    with open(os.path.join(d, "case.txt"), encoding="utf-8") as f:
+        for line in f:
+            assert line.endswith("\n") and line.strip() == line[:-1], f"stray whitespace: {line!r}"
+            tok = line.split()
+            if tok[0] == "op":
+                op = tok[1]
+                continue
+            names.append((tok[0], tok[1]))
+            if tok[0] == "tensor":
+                t[tok[1]] = T(d, tok[2:])
+            elif tok[0] == "none":
+                nones.add(tok[1])
+            elif tok[0] == "int":
+                iv[tok[1]] = int(tok[2])
+            elif tok[0] == "ints":
+                ia[tok[1]] = [int(v) for v in tok[2].split(",")] if len(tok) > 2 else []
+            elif tok[0] == "bool":
+                ba[tok[1]] = tok[2] == "1"
+            elif tok[0] == "double":
+                dbl[tok[1]] = float(tok[2])
+            elif tok[0] in ("scalar", "dtype"):
+                dbl[tok[1]] = float(tok[3]) if tok[0] == "scalar" else tok[2]
+            elif tok[0] == "expect":
+                exp.append(tok[1:])
+            else:
+                raise ValueError(f"unknown line kind {tok[0]}")
+    # list members collapse to `name*`, numbered 00, 01, ... in order
+    order, lists, seen = [], {}, {}
+    for kind, n in names:
+        b, i = base_name(n)
+        if i is None:
+            order.append(n)
+            continue
+        if seen.get(b, -1) + 1 != i:
+            problems.append(f"list {b}: member {i} out of order")
+        seen[b] = i
+        if not order or order[-1] != b + "*":
+            order.append(b + "*")
+        if kind == "tensor":
+            lists.setdefault(b, []).append(t[n])
+    if order != PARAMS[op].split():
+        problems.append(f"parameter order {order} != {PARAMS[op].split()}")
+    for k, n in names:
+        b, _ = base_name(n)
+        out = n in OUTPUTS[op] or b in OUTPUTS[op]
+        if out and k not in ("expect", "none"):
+            problems.append(f"output {n} given as {k}")
+        if not out and k == "expect":
+            problems.append(f"input {n} given as expect")
+    ref = compute(op, t, lists, iv, ia, ba, dbl)
+    for role, dt, fname, rtol, atol in exp:
+        got = decode(np.load(os.path.join(d, fname), allow_pickle=False), dt)
+        w = ref[role]
+        w = np.asarray(w, dtype=np.int64 if got.dtype == np.int64 else np.float64)
+        if w.shape != got.shape:
+            problems.append(f"{role}: shape {got.shape} != reference {w.shape}")
+            continue
+        with np.errstate(invalid="ignore"):
+            ok = (np.abs(got - w) <= float(atol) + float(rtol) * np.abs(w)) | (got == w) | (np.isnan(got) & np.isnan(w))
+        if not ok.all():
+            bad = np.argwhere(~ok)[:3]
+            problems.append(f"{role}: {int((~ok).sum())} elements off, e.g. at {bad.tolist()}: "
+                            f"{got[tuple(bad[0])]} vs reference {w[tuple(bad[0])]} (rtol {rtol}, atol {atol})")
+    return op, problems
+
+
+def main():
+    cases = sorted(e for e in os.listdir(OPS) if os.path.isdir(os.path.join(OPS, e)))
+    failed = 0
+    for c in cases:
+        try:
+            op, problems = check_case(os.path.join(OPS, c))
+        except Exception as e:  # a format error is a failure, not a crash
+            op, problems = "?", [f"{type(e).__name__}: {e}"]
+        if problems:
+            failed += 1
+            print(f"FAIL {c} ({op})")
+            for p in problems:
+                print("    " + p)
+    print(f"{len(cases) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

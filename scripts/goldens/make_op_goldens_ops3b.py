@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""PyTorch ground truth for batch ops3b of the third aclnn operator set
+(issue 20): Cat, SplitTensor, MaxDim, SWhere, MaskedFill, DropoutDoMask.
+
+Writes one directory per case under ascendcl/tests/goldens/ops3b/<case>/ in
+the manifest format of the second set (ascendcl/tests/goldens/ops2/
+README.md; this set's README says what it adds: tensor lists). Helpers
+(layouts, seeded inputs, the Case writer) are the first two sets' scripts',
+imported.
+
+A tensor list (Cat's `tensors`, SplitTensor's `out`) is one role per member,
+`<name>_<ii>` with a two-digit index, in list order.
+
+Every result is computed by PyTorch on the CPU (one thread), from inputs
+drawn with fixed seeds (one per case, from its name). CI never runs this:
+
+    python3 scripts/goldens/make_op_goldens_ops3b.py    # rewrites ops3b/
+    python3 scripts/goldens/check_op_goldens_ops3b.py   # NumPy only
+
+TOLERANCES (|actual - expected| <= atol + rtol*|expected|): Cat and Split
+copy values (with a cast to a wider dtype where dtypes promote), so they are
+exact (rtol 0, atol 0).
+"""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_op_goldens as g1  # noqa: E402
+import make_op_goldens2 as g2  # noqa: E402
+
+ROOT = g1.ROOT
+OUT = os.path.join(ROOT, "ascendcl", "tests", "goldens", "ops3b")
+DTYPES = g1.DTYPES
+Rng = g1.Rng
+layout = g2.layout
+CASES = {}
+
+
+class Case(g2.Case):
+    """g2's manifest writer, registered in this set and written under OUT."""
+
+    def __init__(self, name, op):
+        assert name not in CASES, name
+        self.name, self.op = name, op
+        self.lines = [f"op {op}"]
+        self.files = {}
+        CASES[name] = self
+
+    def tensor_list(self, name, inputs):
+        for i, inp in enumerate(inputs):
+            self.tensor(f"{name}_{i:02d}", inp)
+
+    def expect_list(self, name, ts, rtol, atol):
+        for i, t in enumerate(ts):
+            self.expect(f"{name}_{i:02d}", t, rtol, atol)
+
+    def write(self):
+        d = os.path.join(OUT, self.name)
+        os.makedirs(d)
+        for fname, arr in self.files.items():
+            np.save(os.path.join(d, fname), arr, allow_pickle=False)
+        with open(os.path.join(d, "case.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+def values(r, shape, dt):
+    if dt in ("i32", "i64", "u8"):
+        return r.ints(shape, 0 if dt == "u8" else -100, 100, dt)
+    if dt == "bool":
+        return r.ints(shape, 0, 2, "i64").to(torch.bool)
+    return r.normal(shape, dt, 2.0)
+
+
+# ---------------------------------------------------------------------------
+# Cat (ops-math v8.5.0 aclnn_cat.h:25-26: tensors, dim, out)
+# ---------------------------------------------------------------------------
+# name, [(shape, dtype, layout)], dim, out dtype
+CAT_SPECS = [
+    ("f32_columns", [((2, 3), "f32", "contig"), ((2, 1), "f32", "contig"), ((2, 4), "f32", "contig")], 1, "f32"),
+    ("f32_rows_negative_dim", [((1, 3), "f32", "contig"), ((3, 3), "f32", "contig")], -2, "f32"),
+    ("f16_3d_middle_dim", [((2, 2, 3), "f16", "contig"), ((2, 3, 3), "f16", "contig")], 1, "f16"),
+    ("bf16_last_dim", [((3, 2), "bf16", "contig"), ((3, 5), "bf16", "contig")], -1, "bf16"),
+    ("f32_strided_members", [((4, 3), "f32", "transposed"), ((2, 3), "f32", "sliced")], 0, "f32"),
+    ("f16_with_f32_promotes_to_f32", [((2, 2), "f16", "contig"), ((2, 3), "f32", "contig")], 1, "f32"),
+    ("i32_with_i64_promotes_to_i64", [((3,), "i32", "contig"), ((4,), "i64", "contig")], 0, "i64"),
+    ("bool_rows", [((1, 4), "bool", "contig"), ((2, 4), "bool", "contig")], 0, "bool"),
+    ("f32_empty_1d_member_skipped", [((0,), "f32", "contig"), ((2, 3), "f32", "contig"),
+                                     ((1, 3), "f32", "contig")], 0, "f32"),
+    # 40 members: past the 32 CANN concatenates at once (aclnn_cat.cpp:216)
+    ("f32_forty_members", [((2, 1 + (i % 3)), "f32", "contig") for i in range(40)], 1, "f32"),
+]
+
+
+def cat_cases():
+    for name, members, dim, odt in CAT_SPECS:
+        cname = f"cat_{name}"
+        r = Rng(cname)
+        ins = [layout(values(r, shape, dt), lay) for shape, dt, lay in members]
+        c = Case(cname, "Cat")
+        c.tensor_list("tensors", ins)
+        c.int_("dim", dim)
+        out = torch.cat([i.view for i in ins], dim=dim).to(DTYPES[odt])
+        c.expect("out", out, 0.0, 0.0)
+
+
+def main():
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    cat_cases()
+
+    if os.path.isdir(OUT):
+        for entry in os.listdir(OUT):
+            p = os.path.join(OUT, entry)
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+    os.makedirs(OUT, exist_ok=True)
+    for case in CASES.values():
+        case.write()
+    counts = {}
+    for case in CASES.values():
+        counts[case.op] = counts.get(case.op, 0) + 1
+    with open(os.path.join(OUT, "CASES.txt"), "w", encoding="utf-8") as f:
+        f.write(f"# generated by scripts/goldens/make_op_goldens_ops3b.py with torch {torch.__version__}, "
+                f"numpy {np.__version__}\n")
+        for op in sorted(counts):
+            f.write(f"{op} {counts[op]}\n")
+    total = sum(counts.values())
+    print(f"{total} cases in {OUT}", file=sys.stderr)
+    for op in sorted(counts):
+        print(f"  {op}: {counts[op]}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
