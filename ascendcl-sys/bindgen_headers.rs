@@ -94,6 +94,8 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_isfinite.h",
     // operators III, batch ops3b
     "aclnnop/aclnn_cat.h",
+    "aclnnop/aclnn_split_tensor.h",
+    "aclnnop/aclnn_split_with_size.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -59,7 +59,9 @@
     X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)                                   \
     X(aclnnClampGetWorkspaceSize) X(aclnnClamp) X(aclnnIsFiniteGetWorkspaceSize) X(aclnnIsFinite)
 
-/* operators III, batch `ops3b` (issue 20): op_cat.c */
-#define MOCK_OPS_FUNCTIONS_OPS3B(X) X(aclnnCatGetWorkspaceSize) X(aclnnCat)
+/* operators III, batch `ops3b` (issue 20): op_cat.c, op_split.c */
+#define MOCK_OPS_FUNCTIONS_OPS3B(X)                                                                             \
+    X(aclnnCatGetWorkspaceSize) X(aclnnCat) X(aclnnSplitTensorGetWorkspaceSize) X(aclnnSplitTensor)             \
+    X(aclnnSplitWithSizeGetWorkspaceSize) X(aclnnSplitWithSize)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -10,7 +10,7 @@ mod ops_goldens_common;
 
 use std::collections::BTreeMap;
 
-use ascendcl::ops::{self, Prepared};
+use ascendcl::ops::{self, Prepared, TensorMut};
 use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
 
 /// The members of list `name` (roles `<name>_00`, `<name>_01`, ...), in order.
@@ -23,6 +23,20 @@ fn members<'m, T>(map: &'m BTreeMap<&str, T>, name: &str) -> Vec<&'m T> {
         .collect()
 }
 
+/// Takes the written members of list `name` out of `outs`, in order.
+fn take_list<'u>(outs: &mut BTreeMap<&str, TensorMut<'u>>, name: &str) -> Vec<TensorMut<'u>> {
+    let prefix = format!("{name}_");
+    let roles: Vec<String> = outs
+        .keys()
+        .filter(|role| role.strip_prefix(&prefix).is_some_and(|i| i.len() == 2))
+        .map(|role| role.to_string())
+        .collect();
+    roles
+        .iter()
+        .map(|role| outs.remove(role.as_str()).expect("a member"))
+        .collect()
+}
+
 /// Phase 1 of the case's operator over the uploaded tensors.
 fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
     let (ins, mut outs) = split(case, up)?;
@@ -31,6 +45,18 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             &members(&ins, "tensors"),
             case.ints["dim"],
             outs.remove("out").expect("out"),
+        )?,
+        "SplitTensor" => ops::split_tensor(
+            ins.get("self").expect("self"),
+            case.ints["splitSections"] as u64,
+            case.ints["dim"],
+            take_list(&mut outs, "out"),
+        )?,
+        "SplitWithSize" => ops::split_with_size(
+            ins.get("self").expect("self"),
+            &case.int_lists["splitSize"],
+            case.ints["dim"],
+            take_list(&mut outs, "out"),
         )?,
         other => panic!("{}: unknown op {other}", case.name),
     })

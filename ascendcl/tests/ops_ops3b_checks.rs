@@ -126,3 +126,96 @@ fn a_repeatable_cat_of_twelve_tensors_is_re_pointed_at_new_members_per_launch() 
         Ok(())
     });
 }
+
+#[test]
+fn split_refuses_too_few_outputs_a_wrong_piece_shape_zero_sections_and_sizes_that_do_not_sum() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let (mut a, mut b, mut c) = (
+            DeviceBuffer::<f32>::zeroed(&ctx, 6)?,
+            DeviceBuffer::<f32>::zeroed(&ctx, 6)?,
+            DeviceBuffer::<f32>::zeroed(&ctx, 6)?,
+        );
+        let xt = Tensor::new(&x, &[6])?;
+        refused(
+            "6 into sections of 2 with two outputs",
+            "aclnnSplitTensor",
+            ops::split_tensor(
+                &xt,
+                2,
+                0,
+                vec![TensorMut::new(&mut a, &[2])?, TensorMut::new(&mut b, &[2])?],
+            ),
+        );
+        refused(
+            "a piece of 2 into an output of 3",
+            "aclnnSplitTensor",
+            ops::split_tensor(
+                &xt,
+                4,
+                0,
+                vec![TensorMut::new(&mut a, &[4])?, TensorMut::new(&mut b, &[3])?],
+            ),
+        );
+        refused(
+            "splitSections 0 for a dim of 6",
+            "aclnnSplitTensor",
+            ops::split_tensor(&xt, 0, 0, vec![TensorMut::new(&mut a, &[6])?]),
+        );
+        refused(
+            "sizes 2 and 3 for a dim of 6",
+            "aclnnSplitWithSize",
+            ops::split_with_size(
+                &xt,
+                &[2, 3],
+                0,
+                vec![TensorMut::new(&mut a, &[2])?, TensorMut::new(&mut b, &[3])?],
+            ),
+        );
+        refused(
+            "two sizes and three outputs",
+            "aclnnSplitWithSize",
+            ops::split_with_size(
+                &xt,
+                &[2, 4],
+                0,
+                vec![
+                    TensorMut::new(&mut a, &[2])?,
+                    TensorMut::new(&mut b, &[4])?,
+                    TensorMut::new(&mut c, &[1])?,
+                ],
+            ),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn split_leaves_outputs_past_the_pieces_unwritten_and_truncates_a_float_into_an_integer_output() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let x = DeviceBuffer::from_host(&ctx, &[1.5f32, -2.7, 3.9, 4.2])?;
+        let mut a = DeviceBuffer::<i32>::zeroed(&ctx, 2)?;
+        let mut b = DeviceBuffer::<f32>::zeroed(&ctx, 2)?;
+        let mut extra = DeviceBuffer::from_host(&ctx, &[9.0f32, 9.0])?;
+        // no cast rule (aclnn_split_tensor.cpp:141): f32 into i32 truncates
+        ops::split_tensor(
+            &Tensor::new(&x, &[4])?,
+            2,
+            0,
+            vec![
+                TensorMut::new(&mut a, &[2])?,
+                TensorMut::new(&mut b, &[2])?,
+                TensorMut::new(&mut extra, &[2])?,
+            ],
+        )?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+        assert_eq!(a.to_vec()?, vec![1, -2]);
+        assert_eq!(b.to_vec()?, vec![3.9, 4.2]);
+        assert_eq!(extra.to_vec()?, vec![9.0, 9.0]);
+        Ok(())
+    });
+}

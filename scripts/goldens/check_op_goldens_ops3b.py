@@ -7,9 +7,11 @@ NumPy only (float64 for floats, int64 for integers):
 
   Cat           np.concatenate of the members (1-d empty members dropped,
                 as torch.cat does) along `dim`, in the promoted dtype
+  SplitTensor   np.split at multiples of splitSections (the last piece
+                shorter); SplitWithSize at the running sums of splitSize
 
-and checks the written expectation against it with the case's own
-tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
+cast once into the output's dtype, and checks the written expectation
+against it with the case's own tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
 
     python3 scripts/goldens/check_op_goldens_ops3b.py
 """
@@ -21,7 +23,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_op_goldens import T, decode  # noqa: E402
+from check_op_goldens import T, decode, round_to  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OPS = os.path.join(ROOT, "ascendcl", "tests", "goldens", "ops3b")
@@ -30,9 +32,14 @@ OPS = os.path.join(ROOT, "ascendcl", "tests", "goldens", "ops3b")
 # aclnn_cat.h:25-26)
 PARAMS = {
     "Cat": "tensors* dim out",
+    # aclnn_split_tensor.h:35-37, aclnn_split_with_size.h:36-38
+    "SplitTensor": "self splitSections dim out*",
+    "SplitWithSize": "self splitSize dim out*",
 }
 OUTPUTS = {
     "Cat": {"out"},
+    "SplitTensor": {"out"},
+    "SplitWithSize": {"out"},
 }
 
 
@@ -41,6 +48,16 @@ def compute(op, t, lists, iv, ia, ba, dbl):
         members = [m.value() for m in lists["tensors"]]
         members = [m for m in members if not (m.ndim == 1 and m.shape[0] == 0)]
         return {"out": np.concatenate(members, axis=iv["dim"])}
+    if op in ("SplitTensor", "SplitWithSize"):
+        x = t["self"].value()
+        ax = iv["dim"] % x.ndim
+        if op == "SplitTensor":
+            s = iv["splitSections"]
+            sizes = [min(s, x.shape[ax] - i) for i in range(0, x.shape[ax], s)]
+        else:
+            sizes = ia["splitSize"]
+        cuts = np.cumsum(sizes)[:-1]
+        return {f"out_{i:02d}": p for i, p in enumerate(np.split(x, cuts, axis=ax))}
     raise ValueError(f"unknown op {op}")
 
 
@@ -104,8 +121,10 @@ def check_case(d):
     ref = compute(op, t, lists, iv, ia, ba, dbl)
     for role, dt, fname, rtol, atol in exp:
         got = decode(np.load(os.path.join(d, fname), allow_pickle=False), dt)
-        w = ref[role]
-        w = np.asarray(w, dtype=np.int64 if got.dtype == np.int64 else np.float64)
+        # the reference in float64/int64, cast once into the output's dtype
+        w = np.asarray(ref[role], dtype=np.int64 if got.dtype == np.int64 else np.float64)
+        if got.dtype != np.int64:
+            w = round_to(w, dt)
         if w.shape != got.shape:
             problems.append(f"{role}: shape {got.shape} != reference {w.shape}")
             continue

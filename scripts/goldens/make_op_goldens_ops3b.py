@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for batch ops3b of the third aclnn operator set
-(issue 20): Cat, SplitTensor, MaxDim, SWhere, MaskedFill, DropoutDoMask.
+(issue 20): Cat, SplitTensor, SplitWithSize, MaxDim, SWhere, MaskedFill, DropoutDoMask.
 
 Writes one directory per case under ascendcl/tests/goldens/ops3b/<case>/ in
 the manifest format of the second set (ascendcl/tests/goldens/ops2/
@@ -17,9 +17,10 @@ drawn with fixed seeds (one per case, from its name). CI never runs this:
     python3 scripts/goldens/make_op_goldens_ops3b.py    # rewrites ops3b/
     python3 scripts/goldens/check_op_goldens_ops3b.py   # NumPy only
 
-TOLERANCES (|actual - expected| <= atol + rtol*|expected|): Cat and Split
-copy values (with a cast to a wider dtype where dtypes promote), so they are
-exact (rtol 0, atol 0).
+TOLERANCES (|actual - expected| <= atol + rtol*|expected|): Cat and the
+splits copy values (cast once to the output's dtype), so they are exact
+(rtol 0, atol 0): an f32 into f16 output is PyTorch's own rounding, the same
+round-to-nearest-even the device's cast does.
 """
 
 import os
@@ -108,10 +109,51 @@ def cat_cases():
         c.expect("out", out, 0.0, 0.0)
 
 
+# ---------------------------------------------------------------------------
+# SplitTensor (aclnn_split_tensor.h:35-37: self, splitSections, dim, out) and
+# SplitWithSize (aclnn_split_with_size.h:36-38: self, splitSize, dim, out)
+# ---------------------------------------------------------------------------
+# name, shape, dtype, layout, sections (int) or sizes (list), dim, out dtype
+SPLIT_SPECS = [
+    ("f32_even_rows", (6, 3), "f32", "contig", 2, 0, "f32"),
+    ("f32_last_piece_shorter", (2, 7), "f32", "contig", 3, 1, "f32"),
+    ("f16_negative_dim", (2, 3, 4), "f16", "contig", 2, -1, "f16"),
+    ("bf16_middle_dim", (2, 5, 2), "bf16", "contig", 2, 1, "bf16"),
+    ("f32_transposed_self", (4, 6), "f32", "transposed", 4, 1, "f32"),
+    ("f32_sliced_self", (5, 3), "f32", "sliced", 2, 0, "f32"),
+    ("f32_sections_past_the_size", (3, 2), "f32", "contig", 8, 0, "f32"),
+    ("i64_into_i32", (9,), "i64", "contig", 4, 0, "i32"),
+    # 40 pieces: past the 32 SplitV makes at once (aclnn_split_tensor.cpp:268-270)
+    ("f32_forty_pieces", (40, 2), "f32", "contig", 1, 0, "f32"),
+    ("with_size_f32_columns", (3, 6), "f32", "contig", [1, 3, 2], 1, "f32"),
+    ("with_size_f16_rows_with_a_zero", (5, 2), "f16", "contig", [2, 0, 3], -2, "f16"),
+    ("with_size_bf16_transposed", (4, 5), "bf16", "transposed", [4], 0, "bf16"),
+    ("with_size_f32_into_f16", (4, 2), "f32", "sliced", [1, 3], 0, "f16"),
+]
+
+
+def split_cases():
+    for name, shape, dt, lay, sec, dim, odt in SPLIT_SPECS:
+        op = "SplitWithSize" if isinstance(sec, list) else "SplitTensor"
+        cname = f"split_{name}"
+        r = Rng(cname)
+        X = layout(values(r, shape, dt), lay)
+        c = Case(cname, op)
+        c.tensor("self", X)
+        if op == "SplitTensor":
+            c.int_("splitSections", sec)
+        else:
+            c.ints("splitSize", sec)
+        c.int_("dim", dim)
+        pieces = torch.split(X.view, sec, dim=dim)
+        c.expect_list("out", [p.to(DTYPES[odt]) for p in pieces], 0.0, 0.0)
+
+
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     cat_cases()
+    split_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

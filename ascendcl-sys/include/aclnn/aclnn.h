@@ -496,6 +496,17 @@ ACLNN_LAUNCH(aclnnIsFinite);
 aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList *tensors, int64_t dim, aclTensor *out,
                                      uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnCat);
+/* self split along dim into pieces of splitSections (the last shorter), written
+ * into the list out (ops-math v8.5.0 conversion/split_v/op_api/aclnn_split_tensor.h:35-37). */
+aclnnStatus aclnnSplitTensorGetWorkspaceSize(const aclTensor *self, uint64_t splitSections, int64_t dim,
+                                             aclTensorList *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSplitTensor);
+/* self split along dim into pieces of the sizes in splitSize, one per tensor of out
+ * (ops-math v8.5.0 conversion/split_v/op_api/aclnn_split_with_size.h:36-38). */
+aclnnStatus aclnnSplitWithSizeGetWorkspaceSize(const aclTensor *self, const aclIntArray *splitSize, int64_t dim,
+                                               aclTensorList *out, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSplitWithSize);
 /* ---- end of batch `ops3b` ---- */
 
 #undef ACLNN_LAUNCH

@@ -387,5 +387,13 @@ aclnn_functions! {
     op fn aclnnCatGetWorkspaceSize(tensors: *const aclTensorList, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of Cat.
     op fn aclnnCat(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of splitting `self` into pieces of `splitSections` along `dim`.
+    op fn aclnnSplitTensorGetWorkspaceSize(self_: *const aclTensor, splitSections: u64, dim: i64, out: *mut aclTensorList, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SplitTensor.
+    op fn aclnnSplitTensor(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of splitting `self` into pieces of the sizes in `splitSize` along `dim`.
+    op fn aclnnSplitWithSizeGetWorkspaceSize(self_: *const aclTensor, splitSize: *const aclIntArray, dim: i64, out: *mut aclTensorList, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SplitWithSize.
+    op fn aclnnSplitWithSize(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------------- end of operators III, batch `ops3b`
 }

@@ -59,6 +59,7 @@ mod prepared;
 mod reduce_dims;
 mod repeatable;
 mod scalar;
+mod split;
 mod tensor;
 mod unary;
 mod workspace;
@@ -97,3 +98,4 @@ pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
 pub use reduce_dims::{amax, mean};
 // operators III, batch ops3b
 pub use cat::cat;
+pub use split::{split_tensor, split_with_size};

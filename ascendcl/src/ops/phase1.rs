@@ -180,6 +180,19 @@ impl<'a> Phase1<'a> {
         Ok(self.list_from(first)?.cast_const())
     }
 
+    /// A tensor list the operator writes.
+    pub(crate) fn output_list(
+        &mut self,
+        role: &str,
+        ts: Vec<TensorMut<'a>>,
+    ) -> Result<*mut aclTensorList> {
+        let first = self.tensors.len();
+        for (i, t) in ts.into_iter().enumerate() {
+            self.output(&format!("{role}[{i}]"), t)?;
+        }
+        self.list_from(first)
+    }
+
     /// A bool array.
     pub(crate) fn bools(&mut self, values: &[bool]) -> Result<*const aclBoolArray> {
         let desc = BoolArrayDesc::new(self.aclnn, self.ctx, values)?;
