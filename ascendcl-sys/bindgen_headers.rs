@@ -96,6 +96,7 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_cat.h",
     "aclnnop/aclnn_split_tensor.h",
     "aclnnop/aclnn_split_with_size.h",
+    "aclnnop/aclnn_max_dim.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

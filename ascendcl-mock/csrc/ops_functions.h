@@ -59,9 +59,9 @@
     X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)                                   \
     X(aclnnClampGetWorkspaceSize) X(aclnnClamp) X(aclnnIsFiniteGetWorkspaceSize) X(aclnnIsFinite)
 
-/* operators III, batch `ops3b` (issue 20): op_cat.c, op_split.c */
+/* operators III, batch `ops3b` (issue 20): op_cat.c, op_split.c, op_max_dim.c */
 #define MOCK_OPS_FUNCTIONS_OPS3B(X)                                                                             \
     X(aclnnCatGetWorkspaceSize) X(aclnnCat) X(aclnnSplitTensorGetWorkspaceSize) X(aclnnSplitTensor)             \
-    X(aclnnSplitWithSizeGetWorkspaceSize) X(aclnnSplitWithSize)
+    X(aclnnSplitWithSizeGetWorkspaceSize) X(aclnnSplitWithSize) X(aclnnMaxDimGetWorkspaceSize) X(aclnnMaxDim)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

@@ -58,6 +58,13 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             case.ints["dim"],
             take_list(&mut outs, "out"),
         )?,
+        "MaxDim" => ops::max_dim(
+            ins.get("self").expect("self"),
+            case.ints["dim"],
+            case.bools["keepdim"],
+            outs.remove("out").expect("out"),
+            outs.remove("indices").expect("indices"),
+        )?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

@@ -219,3 +219,101 @@ fn split_leaves_outputs_past_the_pieces_unwritten_and_truncates_a_float_into_an_
         Ok(())
     });
 }
+
+#[test]
+fn max_dim_refuses_an_i32_self_another_out_dtype_a_wrong_indices_shape_and_an_out_of_range_dim() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let xi = DeviceBuffer::from_host(&ctx, &[1i32; 6])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 3)?;
+        let mut yi = DeviceBuffer::<i32>::zeroed(&ctx, 3)?;
+        let mut yl = DeviceBuffer::<i64>::zeroed(&ctx, 3)?;
+        let mut i = DeviceBuffer::<i64>::zeroed(&ctx, 3)?;
+        let xt = Tensor::new(&x, &[2, 3])?;
+        refused(
+            "an i32 self",
+            "aclnnMaxDim",
+            ops::max_dim(
+                &Tensor::new(&xi, &[2, 3])?,
+                1,
+                false,
+                TensorMut::new(&mut yi, &[2])?,
+                TensorMut::new(&mut i, &[2])?,
+            ),
+        );
+        refused(
+            "an i64 out of an f32 self",
+            "aclnnMaxDim",
+            ops::max_dim(
+                &xt,
+                1,
+                false,
+                TensorMut::new(&mut yl, &[2])?,
+                TensorMut::new(&mut i, &[2])?,
+            ),
+        );
+        refused(
+            "indices [3] for a max over dim 1 of [2, 3]",
+            "aclnnMaxDim",
+            ops::max_dim(
+                &xt,
+                1,
+                false,
+                TensorMut::new(&mut y, &[2])?,
+                TensorMut::new(&mut i, &[3])?,
+            ),
+        );
+        refused(
+            "dim 2 of a 2-D self",
+            "aclnnMaxDim",
+            ops::max_dim(
+                &xt,
+                2,
+                false,
+                TensorMut::new(&mut y, &[2])?,
+                TensorMut::new(&mut i, &[2])?,
+            ),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn max_dim_over_an_empty_dim_writes_nothing_and_casts_indices_to_their_dtype() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let e = DeviceBuffer::<f32>::zeroed(&ctx, 1)?;
+        let mut y = DeviceBuffer::from_host(&ctx, &[7.0f32, 7.0])?;
+        let mut i = DeviceBuffer::from_host(&ctx, &[7i64, 7])?;
+        // torch.max refuses a reduction over a dim of size 0; CANN writes nothing (:138-142)
+        ops::max_dim(
+            &Tensor::new(&e, &[2, 0])?,
+            1,
+            false,
+            TensorMut::new(&mut y, &[2])?,
+            TensorMut::new(&mut i, &[2])?,
+        )?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+        assert_eq!((y.to_vec()?, i.to_vec()?), (vec![7.0, 7.0], vec![7, 7]));
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32, 9.0, 3.0, 8.0, -1.0, 2.0])?;
+        let mut i32s = DeviceBuffer::<i32>::zeroed(&ctx, 3)?;
+        let mut y3 = DeviceBuffer::<f32>::zeroed(&ctx, 3)?;
+        ops::max_dim(
+            &Tensor::new(&x, &[2, 3])?,
+            0,
+            true,
+            TensorMut::new(&mut y3, &[1, 3])?,
+            TensorMut::new(&mut i32s, &[1, 3])?,
+        )?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+        assert_eq!(
+            (y3.to_vec()?, i32s.to_vec()?),
+            (vec![8.0, 9.0, 3.0], vec![1, 0, 0])
+        );
+        Ok(())
+    });
+}

@@ -9,6 +9,7 @@ NumPy only (float64 for floats, int64 for integers):
                 as torch.cat does) along `dim`, in the promoted dtype
   SplitTensor   np.split at multiples of splitSections (the last piece
                 shorter); SplitWithSize at the running sums of splitSize
+  MaxDim        np.argmax along dim (the first maximum) and its value
 
 cast once into the output's dtype, and checks the written expectation
 against it with the case's own tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
@@ -35,11 +36,14 @@ PARAMS = {
     # aclnn_split_tensor.h:35-37, aclnn_split_with_size.h:36-38
     "SplitTensor": "self splitSections dim out*",
     "SplitWithSize": "self splitSize dim out*",
+    # aclnn_max_dim.h:46-48
+    "MaxDim": "self dim keepdim out indices",
 }
 OUTPUTS = {
     "Cat": {"out"},
     "SplitTensor": {"out"},
     "SplitWithSize": {"out"},
+    "MaxDim": {"out", "indices"},
 }
 
 
@@ -58,6 +62,20 @@ def compute(op, t, lists, iv, ia, ba, dbl):
             sizes = ia["splitSize"]
         cuts = np.cumsum(sizes)[:-1]
         return {f"out_{i:02d}": p for i, p in enumerate(np.split(x, cuts, axis=ax))}
+    if op == "MaxDim":
+        x = t["self"].value()
+        ax = iv["dim"] % max(x.ndim, 1)
+        xx = x.reshape(1) if x.ndim == 0 else x
+        # the first maximum, NaN winning (np.argmax takes the first NaN too)
+        idx = np.argmax(xx, axis=ax)
+        val = np.take_along_axis(xx, np.expand_dims(idx, ax), axis=ax)
+        if x.ndim == 0:
+            return {"out": val.reshape(()), "indices": idx.reshape(())}
+        if not ba["keepdim"]:
+            val = np.squeeze(val, axis=ax)
+        else:
+            idx = np.expand_dims(idx, ax)
+        return {"out": val, "indices": idx}
     raise ValueError(f"unknown op {op}")
 
 

@@ -19,7 +19,8 @@ drawn with fixed seeds (one per case, from its name). CI never runs this:
 
 TOLERANCES (|actual - expected| <= atol + rtol*|expected|): Cat and the
 splits copy values (cast once to the output's dtype), so they are exact
-(rtol 0, atol 0): an f32 into f16 output is PyTorch's own rounding, the same
+(rtol 0, atol 0); MaxDim picks one of its inputs, and its index: exact.
+An f32 into f16 output is PyTorch's own rounding, the same
 round-to-nearest-even the device's cast does.
 """
 
@@ -149,11 +150,52 @@ def split_cases():
         c.expect_list("out", [p.to(DTYPES[odt]) for p in pieces], 0.0, 0.0)
 
 
+# ---------------------------------------------------------------------------
+# MaxDim (ops-math v8.5.0 aclnn_max_dim.h:46-48: self, dim, keepdim, out,
+# indices)
+# ---------------------------------------------------------------------------
+# name, shape, dtype, layout, dim, keepdim, kind
+MAX_DIM_SPECS = [
+    ("f32_rows", (4, 6), "f32", "contig", 1, False, "normal"),
+    ("f32_keepdim_first_dim", (5, 3), "f32", "contig", 0, True, "normal"),
+    ("f32_3d_negative_dim", (2, 4, 3), "f32", "contig", -2, False, "normal"),
+    ("f16_rows", (3, 7), "f16", "contig", -1, True, "normal"),
+    ("bf16_columns", (6, 4), "bf16", "contig", 0, False, "normal"),
+    ("f32_transposed", (5, 4), "f32", "transposed", 1, False, "normal"),
+    ("f32_sliced", (3, 5), "f32", "sliced", 1, True, "normal"),
+    ("f32_edge_values", (4, 6), "f32", "contig", 1, False, "edge"),
+    ("i64_rows_with_ties", (4, 5), "i64", "contig", 1, False, "ints"),
+    ("bool_rows_with_ties", (3, 4), "bool", "contig", 1, False, "bool"),
+    ("f32_0d", (), "f32", "contig", 0, False, "normal"),
+]
+
+
+def max_dim_cases():
+    for name, shape, dt, lay, dim, keep, kind in MAX_DIM_SPECS:
+        cname = f"max_dim_{name}"
+        r = Rng(cname)
+        if kind == "edge":
+            x = r.edge(shape, dt)
+        elif kind == "ints":
+            x = r.ints(shape, -3, 3, dt)  # ties on purpose
+        else:
+            x = values(r, shape, dt)
+        X = layout(x, lay)
+        c = Case(cname, "MaxDim")
+        c.tensor("self", X)
+        c.int_("dim", dim)
+        c.bool_("keepdim", keep)
+        v, i = torch.max(X.view, dim=dim, keepdim=keep)
+        c.expect("out", v, 0.0, 0.0)
+        c.expect("indices", i, 0.0, 0.0)
+
+
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     cat_cases()
     split_cases()
+    max_dim_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

@@ -507,6 +507,11 @@ aclnnStatus aclnnSplitWithSizeGetWorkspaceSize(const aclTensor *self, const aclI
                                                aclTensorList *out, uint64_t *workspaceSize,
                                                aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnSplitWithSize);
+/* The maximum of self along dim into out (self's dtype) and its index into indices
+ * (ops-math v8.5.0 math/arg_max_with_value/op_api/aclnn_max_dim.h:46-48). */
+aclnnStatus aclnnMaxDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out,
+                                        aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMaxDim);
 /* ---- end of batch `ops3b` ---- */
 
 #undef ACLNN_LAUNCH

@@ -395,5 +395,9 @@ aclnn_functions! {
     op fn aclnnSplitWithSizeGetWorkspaceSize(self_: *const aclTensor, splitSize: *const aclIntArray, dim: i64, out: *mut aclTensorList, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of SplitWithSize.
     op fn aclnnSplitWithSize(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the maximum along `dim` with its index.
+    op fn aclnnMaxDimGetWorkspaceSize(self_: *const aclTensor, dim: i64, keepdim: bool, out: *mut aclTensor, indices: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of MaxDim.
+    op fn aclnnMaxDim(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------------- end of operators III, batch `ops3b`
 }

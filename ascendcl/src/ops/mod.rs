@@ -50,6 +50,7 @@ mod dtype;
 mod elementwise;
 mod layer_norm;
 mod math;
+mod max_dim;
 mod nn;
 mod norm_pool;
 mod overlap;
@@ -98,4 +99,5 @@ pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
 pub use reduce_dims::{amax, mean};
 // operators III, batch ops3b
 pub use cat::cat;
+pub use max_dim::max_dim;
 pub use split::{split_tensor, split_with_size};
