@@ -97,6 +97,9 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_split_tensor.h",
     "aclnnop/aclnn_split_with_size.h",
     "aclnnop/aclnn_max_dim.h",
+    "aclnnop/aclnn_s_where.h",
+    "aclnnop/aclnn_masked_fill_scalar.h",
+    "aclnnop/aclnn_masked_fill_tensor.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

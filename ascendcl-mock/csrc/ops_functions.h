@@ -59,9 +59,12 @@
     X(aclnnPowTensorScalarGetWorkspaceSize) X(aclnnPowTensorScalar)                                   \
     X(aclnnClampGetWorkspaceSize) X(aclnnClamp) X(aclnnIsFiniteGetWorkspaceSize) X(aclnnIsFinite)
 
-/* operators III, batch `ops3b` (issue 20): op_cat.c, op_split.c, op_max_dim.c */
+/* operators III, batch `ops3b` (issue 20): op_cat.c, op_split.c, op_max_dim.c, op_where.c,
+ * op_masked_fill.c */
 #define MOCK_OPS_FUNCTIONS_OPS3B(X)                                                                             \
     X(aclnnCatGetWorkspaceSize) X(aclnnCat) X(aclnnSplitTensorGetWorkspaceSize) X(aclnnSplitTensor)             \
-    X(aclnnSplitWithSizeGetWorkspaceSize) X(aclnnSplitWithSize) X(aclnnMaxDimGetWorkspaceSize) X(aclnnMaxDim)
+    X(aclnnSplitWithSizeGetWorkspaceSize) X(aclnnSplitWithSize) X(aclnnMaxDimGetWorkspaceSize) X(aclnnMaxDim) \
+    X(aclnnSWhereGetWorkspaceSize) X(aclnnSWhere) X(aclnnInplaceMaskedFillScalarGetWorkspaceSize)                \
+    X(aclnnInplaceMaskedFillScalar) X(aclnnInplaceMaskedFillTensorGetWorkspaceSize) X(aclnnInplaceMaskedFillTensor)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

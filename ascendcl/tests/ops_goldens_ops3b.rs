@@ -10,7 +10,7 @@ mod ops_goldens_common;
 
 use std::collections::BTreeMap;
 
-use ascendcl::ops::{self, Prepared, TensorMut};
+use ascendcl::ops::{self, Prepared, Scalar, TensorMut};
 use ops_goldens_common::{Case, Uploaded, counts, run_goldens, set_root, split};
 
 /// The members of list `name` (roles `<name>_00`, `<name>_01`, ...), in order.
@@ -37,9 +37,24 @@ fn take_list<'u>(outs: &mut BTreeMap<&str, TensorMut<'u>>, name: &str) -> Vec<Te
         .collect()
 }
 
+/// A `scalar` line as a [`Scalar`].
+fn scalar(case: &Case, role: &str) -> Scalar {
+    let (dtype, value) = &case.scalars[role];
+    match dtype.as_str() {
+        "f32" => Scalar::F32(value.parse().expect("f32 scalar")),
+        "f64" => Scalar::F64(value.parse().expect("f64 scalar")),
+        "i64" => Scalar::I64(value.parse().expect("i64 scalar")),
+        other => panic!("{}: scalar dtype {other}", case.name),
+    }
+}
+
 /// Phase 1 of the case's operator over the uploaded tensors.
 fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'a>> {
     let (ins, mut outs) = split(case, up)?;
+    let need = |role: &str| {
+        ins.get(role)
+            .unwrap_or_else(|| panic!("{}: no input {role}", case.name))
+    };
     Ok(match case.op.as_str() {
         "Cat" => ops::cat(
             &members(&ins, "tensors"),
@@ -64,6 +79,22 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             case.bools["keepdim"],
             outs.remove("out").expect("out"),
             outs.remove("indices").expect("indices"),
+        )?,
+        "SWhere" => ops::s_where(
+            need("condition"),
+            need("self"),
+            need("other"),
+            outs.remove("out").expect("out"),
+        )?,
+        "InplaceMaskedFillScalar" => ops::inplace_masked_fill_scalar(
+            outs.remove("selfRef").expect("selfRef"),
+            need("mask"),
+            scalar(case, "value"),
+        )?,
+        "InplaceMaskedFillTensor" => ops::inplace_masked_fill_tensor(
+            outs.remove("selfRef").expect("selfRef"),
+            need("mask"),
+            need("value"),
         )?,
         other => panic!("{}: unknown op {other}", case.name),
     })

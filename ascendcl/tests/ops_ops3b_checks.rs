@@ -4,7 +4,7 @@
 
 mod common;
 
-use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+use ascendcl::ops::{self, DType, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 
 fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
@@ -314,6 +314,92 @@ fn max_dim_over_an_empty_dim_writes_nothing_and_casts_indices_to_their_dtype() {
             (y3.to_vec()?, i32s.to_vec()?),
             (vec![8.0, 9.0, 3.0], vec![1, 0, 0])
         );
+        Ok(())
+    });
+}
+
+#[test]
+fn s_where_and_masked_fill_refuse_a_float_condition_an_out_of_another_shape_and_a_mask_past_self() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let c = DeviceBuffer::from_host(&ctx, &[1u8; 6])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 6)?;
+        let mut z = DeviceBuffer::from_host(&ctx, &[1.0f32; 6])?;
+        let mut d = DeviceBuffer::from_host(&ctx, &[1.0f64; 6])?;
+        let xt = Tensor::new(&x, &[2, 3])?;
+        let cond = Tensor::with_dtype(&c, &[2, 3], DType::Bool)?;
+        refused(
+            "an f32 condition",
+            "aclnnSWhere",
+            ops::s_where(&xt, &xt, &xt, TensorMut::new(&mut y, &[2, 3])?),
+        );
+        refused(
+            "out [3, 2] for [2, 3] inputs",
+            "aclnnSWhere",
+            ops::s_where(&cond, &xt, &xt, TensorMut::new(&mut y, &[3, 2])?),
+        );
+        refused(
+            "a [2, 3] mask over a [3] selfRef",
+            "aclnnInplaceMaskedFillScalar",
+            ops::inplace_masked_fill_scalar(TensorMut::new(&mut z, &[3])?, &cond, 0.0f32),
+        );
+        refused(
+            "a u8 (not bool) mask",
+            "aclnnInplaceMaskedFillScalar",
+            ops::inplace_masked_fill_scalar(
+                TensorMut::new(&mut z, &[2, 3])?,
+                &Tensor::new(&c, &[2, 3])?,
+                0.0f32,
+            ),
+        );
+        refused(
+            "an f64 selfRef",
+            "aclnnInplaceMaskedFillScalar",
+            ops::inplace_masked_fill_scalar(TensorMut::new(&mut d, &[2, 3])?, &cond, 0.0f32),
+        );
+        refused(
+            "a 1-d value tensor",
+            "aclnnInplaceMaskedFillTensor",
+            ops::inplace_masked_fill_tensor(
+                TensorMut::new(&mut z, &[2, 3])?,
+                &cond,
+                &Tensor::new(&x, &[1])?,
+            ),
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn s_where_takes_a_nonzero_u8_condition_as_true_and_truncates_a_float_into_an_integer_out() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let c = DeviceBuffer::from_host(&ctx, &[0u8, 2, 255, 0])?;
+        let x = DeviceBuffer::from_host(&ctx, &[1.5f32, 2.5, -3.7, 4.5])?;
+        let o = DeviceBuffer::from_host(&ctx, &[-9.9f32])?;
+        let mut y = DeviceBuffer::<i32>::zeroed(&ctx, 4)?;
+        // no cast rule into out (aclnn_s_where.cpp:173), where torch.where refuses
+        ops::s_where(
+            &Tensor::new(&c, &[4])?,
+            &Tensor::new(&x, &[4])?,
+            &Tensor::new(&o, &[1])?,
+            TensorMut::new(&mut y, &[4])?,
+        )?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+        assert_eq!(y.to_vec()?, vec![-9, 2, -3, -9]);
+        let m = DeviceBuffer::from_host(&ctx, &[1u8, 0])?;
+        let mut xi = DeviceBuffer::from_host(&ctx, &[5i32, 6])?;
+        ops::inplace_masked_fill_scalar(
+            TensorMut::new(&mut xi, &[2])?,
+            &Tensor::with_dtype(&m, &[2], DType::Bool)?,
+            2.7f32,
+        )?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+        assert_eq!(xi.to_vec()?, vec![2, 6]);
         Ok(())
     });
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch ground truth for batch ops3b of the third aclnn operator set
-(issue 20): Cat, SplitTensor, SplitWithSize, MaxDim, SWhere, MaskedFill, DropoutDoMask.
+(issue 20): Cat, SplitTensor, SplitWithSize, MaxDim, SWhere,
+InplaceMaskedFillScalar, InplaceMaskedFillTensor, DropoutDoMask.
 
 Writes one directory per case under ascendcl/tests/goldens/ops3b/<case>/ in
 the manifest format of the second set (ascendcl/tests/goldens/ops2/
@@ -19,7 +20,8 @@ drawn with fixed seeds (one per case, from its name). CI never runs this:
 
 TOLERANCES (|actual - expected| <= atol + rtol*|expected|): Cat and the
 splits copy values (cast once to the output's dtype), so they are exact
-(rtol 0, atol 0); MaxDim picks one of its inputs, and its index: exact.
+(rtol 0, atol 0); SWhere and MaskedFill select or fill values (cast once):
+exact; MaxDim picks one of its inputs, and its index: exact.
 An f32 into f16 output is PyTorch's own rounding, the same
 round-to-nearest-even the device's cast does.
 """
@@ -52,6 +54,11 @@ class Case(g2.Case):
         self.lines = [f"op {op}"]
         self.files = {}
         CASES[name] = self
+
+    def scalar(self, role, dt, value):
+        assert dt in ("f32", "f64", "i64")
+        v = int(value) if dt == "i64" else g1.fmt_float(value)
+        self.lines.append(f"scalar {role} {dt} {v}")
 
     def tensor_list(self, name, inputs):
         for i, inp in enumerate(inputs):
@@ -190,12 +197,90 @@ def max_dim_cases():
         c.expect("indices", i, 0.0, 0.0)
 
 
+# ---------------------------------------------------------------------------
+# SWhere (ops-math v8.5.0 math/select/op_api/aclnn_s_where.h:25-27:
+# condition, self, other, out)
+# ---------------------------------------------------------------------------
+# name, cond (shape, dtype), self (shape, dtype, layout), other (shape, dtype), out dtype
+SWHERE_SPECS = [
+    ("f32_same_shapes", ((3, 4), "bool"), ((3, 4), "f32", "contig"), ((3, 4), "f32"), "f32"),
+    ("f16_broadcast_condition_row", ((1, 5), "bool"), ((3, 5), "f16", "contig"), ((3, 5), "f16"), "f16"),
+    ("bf16_broadcast_other_column", ((2, 3), "bool"), ((2, 3), "bf16", "contig"), ((2, 1), "bf16"), "bf16"),
+    ("f32_all_three_broadcast", ((4, 1), "bool"), ((1, 3), "f32", "contig"), ((4, 3), "f32"), "f32"),
+    ("f32_u8_condition", ((2, 4), "u8"), ((2, 4), "f32", "contig"), ((2, 4), "f32"), "f32"),
+    ("f32_transposed_self", ((4, 3), "bool"), ((4, 3), "f32", "transposed"), ((4, 3), "f32"), "f32"),
+    ("f32_sliced_self", ((3, 4), "bool"), ((3, 4), "f32", "sliced"), ((3, 4), "f32"), "f32"),
+    ("f16_with_f32_promotes_to_f32", ((2, 3), "bool"), ((2, 3), "f16", "contig"), ((2, 3), "f32"), "f32"),
+    ("i32_with_i64_promotes_to_i64", ((5,), "bool"), ((5,), "i32", "contig"), ((5,), "i64"), "i64"),
+    ("bool_self_and_other", ((2, 3), "bool"), ((2, 3), "bool", "contig"), ((2, 3), "bool"), "bool"),
+]
+
+
+def swhere_cases():
+    for name, (cs, cdt), (ss, sdt, lay), (os_, odt), outdt in SWHERE_SPECS:
+        cname = f"swhere_{name}"
+        r = Rng(cname)
+        cond = r.ints(cs, 0, 2 if cdt == "bool" else 4, "i64").to(DTYPES[cdt])
+        S = layout(values(r, ss, sdt), lay)
+        O = layout(values(r, os_, odt), "contig")
+        c = Case(cname, "SWhere")
+        c.tensor("condition", layout(cond, "contig"))
+        c.tensor("self", S)
+        c.tensor("other", O)
+        out = torch.where(cond.to(torch.bool), S.view, O.view).to(DTYPES[outdt])
+        c.expect("out", out, 0.0, 0.0)
+
+
+# ---------------------------------------------------------------------------
+# InplaceMaskedFillScalar (aclnn_masked_fill_scalar.h:55-57: selfRef, mask,
+# value) and InplaceMaskedFillTensor (aclnn_masked_fill_tensor.h:55-57:
+# selfRef, mask, value as a 0-d tensor)
+# ---------------------------------------------------------------------------
+# name, op, self (shape, dtype, layout), mask shape, value (dtype, number)
+MASKED_FILL_SPECS = [
+    ("scalar_f32_same_shape", "Scalar", ((3, 4), "f32", "contig"), (3, 4), ("f32", -1.5)),
+    ("scalar_f32_neg_inf_broadcast_row", "Scalar", ((4, 5), "f32", "contig"), (1, 5), ("f32", float("-inf"))),
+    ("scalar_f16_broadcast_column", "Scalar", ((3, 4), "f16", "contig"), (3, 1), ("f64", 0.1)),
+    ("scalar_bf16", "Scalar", ((2, 6), "bf16", "contig"), (2, 6), ("f32", 3.25)),
+    ("scalar_f32_transposed_self", "Scalar", ((4, 3), "f32", "transposed"), (4, 3), ("f32", 7.0)),
+    ("scalar_f32_sliced_self", "Scalar", ((3, 4), "f32", "sliced"), (4,), ("f32", 0.0)),
+    ("scalar_i32", "Scalar", ((2, 5), "i32", "contig"), (2, 5), ("i64", -7)),
+    ("scalar_bool", "Scalar", ((3, 3), "bool", "contig"), (3, 3), ("i64", 1)),
+    ("tensor_f32", "Tensor", ((3, 4), "f32", "contig"), (1, 4), ("f32", 2.5)),
+    ("tensor_f16_value_f32", "Tensor", ((2, 3), "f16", "contig"), (2, 3), ("f32", -0.3)),
+    ("tensor_i64_value_i32", "Tensor", ((4,), "i64", "contig"), (4,), ("i32", 42)),
+]
+
+
+def masked_fill_cases():
+    for name, kind, (ss, sdt, lay), ms, (vdt, v) in MASKED_FILL_SPECS:
+        cname = f"masked_fill_{name}"
+        r = Rng(cname)
+        S = layout(values(r, ss, sdt), lay)
+        mask = r.ints(ms, 0, 2, "i64").to(torch.bool)
+        c = Case(cname, f"InplaceMaskedFill{kind}")
+        c.tensor("selfRef", S)
+        c.tensor("mask", layout(mask, "contig"))
+        if kind == "Scalar":
+            c.scalar("value", vdt, v)
+            fill = v
+        else:
+            vt = torch.tensor(v, dtype=DTYPES[vdt])
+            c.tensor("value", layout(vt, "contig"))
+            fill = vt.to(DTYPES[sdt])
+        S.view.masked_fill_(mask, fill)
+        # in place: the expectation is the whole storage (the format's rule)
+        c.expect("selfRef", S.storage, 0.0, 0.0)
+
+
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
     cat_cases()
     split_cases()
     max_dim_cases()
+    swhere_cases()
+    masked_fill_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

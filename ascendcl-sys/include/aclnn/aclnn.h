@@ -512,6 +512,22 @@ ACLNN_LAUNCH(aclnnSplitWithSize);
 aclnnStatus aclnnMaxDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out,
                                         aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnMaxDim);
+/* out = condition ? self : other, broadcast (ops-math v8.5.0 math/select/op_api/aclnn_s_where.h:25-27). */
+aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTensor *self, const aclTensor *other,
+                                        aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSWhere);
+/* selfRef[mask] = value, in place, for a scalar value (ops-math v8.5.0
+ * conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h:55-57). */
+aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfRef, const aclTensor *mask,
+                                                         const aclScalar *value, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceMaskedFillScalar);
+/* selfRef[mask] = value, in place, for a 0-d tensor value (ops-math v8.5.0
+ * conversion/masked_fill/op_api/aclnn_masked_fill_tensor.h:55-57). */
+aclnnStatus aclnnInplaceMaskedFillTensorGetWorkspaceSize(aclTensor *selfRef, const aclTensor *mask,
+                                                         const aclTensor *value, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceMaskedFillTensor);
 /* ---- end of batch `ops3b` ---- */
 
 #undef ACLNN_LAUNCH

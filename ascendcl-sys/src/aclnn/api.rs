@@ -399,5 +399,17 @@ aclnn_functions! {
     op fn aclnnMaxDimGetWorkspaceSize(self_: *const aclTensor, dim: i64, keepdim: bool, out: *mut aclTensor, indices: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of MaxDim.
     op fn aclnnMaxDim(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = condition ? self : other`.
+    op fn aclnnSWhereGetWorkspaceSize(condition: *const aclTensor, self_: *const aclTensor, other: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SWhere.
+    op fn aclnnSWhere(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef[mask] = value` for a scalar value.
+    op fn aclnnInplaceMaskedFillScalarGetWorkspaceSize(selfRef: *mut aclTensor, mask: *const aclTensor, value: *const aclScalar, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceMaskedFillScalar.
+    op fn aclnnInplaceMaskedFillScalar(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef[mask] = value` for a 0-d tensor value.
+    op fn aclnnInplaceMaskedFillTensorGetWorkspaceSize(selfRef: *mut aclTensor, mask: *const aclTensor, value: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceMaskedFillTensor.
+    op fn aclnnInplaceMaskedFillTensor(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------------- end of operators III, batch `ops3b`
 }

@@ -60,6 +60,7 @@ mod prepared;
 mod reduce_dims;
 mod repeatable;
 mod scalar;
+mod select;
 mod split;
 mod tensor;
 mod unary;
@@ -100,4 +101,5 @@ pub use reduce_dims::{amax, mean};
 // operators III, batch ops3b
 pub use cat::cat;
 pub use max_dim::max_dim;
+pub use select::{inplace_masked_fill_scalar, inplace_masked_fill_tensor, s_where};
 pub use split::{split_tensor, split_with_size};
