@@ -100,6 +100,9 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_s_where.h",
     "aclnnop/aclnn_masked_fill_scalar.h",
     "aclnnop/aclnn_masked_fill_tensor.h",
+    "aclnnop/aclnn_dropout_gen_mask.h",
+    "aclnnop/aclnn_dropout_do_mask.h",
+    "aclnnop/aclnn_dropout_backward.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

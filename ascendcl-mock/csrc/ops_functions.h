@@ -60,11 +60,14 @@
     X(aclnnClampGetWorkspaceSize) X(aclnnClamp) X(aclnnIsFiniteGetWorkspaceSize) X(aclnnIsFinite)
 
 /* operators III, batch `ops3b` (issue 20): op_cat.c, op_split.c, op_max_dim.c, op_where.c,
- * op_masked_fill.c */
+ * op_masked_fill.c, op_dropout_gen_mask.c, op_dropout.c */
 #define MOCK_OPS_FUNCTIONS_OPS3B(X)                                                                             \
     X(aclnnCatGetWorkspaceSize) X(aclnnCat) X(aclnnSplitTensorGetWorkspaceSize) X(aclnnSplitTensor)             \
     X(aclnnSplitWithSizeGetWorkspaceSize) X(aclnnSplitWithSize) X(aclnnMaxDimGetWorkspaceSize) X(aclnnMaxDim) \
     X(aclnnSWhereGetWorkspaceSize) X(aclnnSWhere) X(aclnnInplaceMaskedFillScalarGetWorkspaceSize)                \
-    X(aclnnInplaceMaskedFillScalar) X(aclnnInplaceMaskedFillTensorGetWorkspaceSize) X(aclnnInplaceMaskedFillTensor)
+    X(aclnnInplaceMaskedFillScalar) X(aclnnInplaceMaskedFillTensorGetWorkspaceSize) X(aclnnInplaceMaskedFillTensor) \
+    X(aclnnDropoutGenMaskGetWorkspaceSize) X(aclnnDropoutGenMask) X(aclnnDropoutGenMaskV2GetWorkspaceSize)       \
+    X(aclnnDropoutGenMaskV2) X(aclnnDropoutDoMaskGetWorkspaceSize) X(aclnnDropoutDoMask)                         \
+    X(aclnnDropoutBackwardGetWorkspaceSize) X(aclnnDropoutBackward)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

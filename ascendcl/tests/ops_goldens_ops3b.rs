@@ -96,6 +96,18 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             need("mask"),
             need("value"),
         )?,
+        "DropoutDoMask" => ops::dropout_do_mask(
+            need("self"),
+            need("mask"),
+            case.doubles["prob"],
+            outs.remove("out").expect("out"),
+        )?,
+        "DropoutBackward" => ops::dropout_backward(
+            need("gradOutput"),
+            need("mask"),
+            case.doubles["scale"],
+            outs.remove("out").expect("out"),
+        )?,
         other => panic!("{}: unknown op {other}", case.name),
     })
 }

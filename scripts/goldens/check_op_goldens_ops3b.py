@@ -13,6 +13,8 @@ NumPy only (float64 for floats, int64 for integers):
   SWhere        np.where(condition != 0, self, other), broadcast
   MaskedFill    selfRef with value (converted to selfRef's dtype) where the
                 broadcast mask is true
+  Dropout*      x * bit * scale, the bits unpacked LSB first (bit i%8 of
+                byte i/8), scale 1/(1-prob) (DoMask) or scale (Backward)
 
 cast once into the output's dtype, and checks the written expectation
 against it with the case's own tolerance. Ends with `N passed, N failed`. NumPy only, no torch:
@@ -45,6 +47,9 @@ PARAMS = {
     "SWhere": "condition self other out",
     "InplaceMaskedFillScalar": "selfRef mask value selfRef",
     "InplaceMaskedFillTensor": "selfRef mask value selfRef",
+    # aclnn_dropout_do_mask.h:25-27, aclnn_dropout_backward.h:25-27
+    "DropoutDoMask": "self mask prob out",
+    "DropoutBackward": "gradOutput mask scale out",
 }
 OUTPUTS = {
     "Cat": {"out"},
@@ -54,6 +59,8 @@ OUTPUTS = {
     "SWhere": {"out"},
     "InplaceMaskedFillScalar": {"selfRef"},
     "InplaceMaskedFillTensor": {"selfRef"},
+    "DropoutDoMask": {"out"},
+    "DropoutBackward": {"out"},
 }
 
 
@@ -100,6 +107,15 @@ def compute(op, t, lists, iv, ia, ba, dbl):
             v = 1 if v != 0 else 0
         x[m] = v
         return {"selfRef": t["selfRef"].write(x)}  # in place: the whole storage
+    if op.startswith("Dropout"):
+        x = t["self" if op == "DropoutDoMask" else "gradOutput"].value()
+        bits = np.unpackbits(t["mask"].value().astype(np.uint8), bitorder="little")[:x.size]
+        if op == "DropoutDoMask":
+            p = dbl["prob"]
+            scale = 0.0 if p == 1 else 1 / (1 - p)
+        else:
+            scale = dbl["scale"]
+        return {"out": x * bits.reshape(x.shape) * scale}
     raise ValueError(f"unknown op {op}")
 
 

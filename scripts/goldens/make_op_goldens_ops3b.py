@@ -21,7 +21,9 @@ drawn with fixed seeds (one per case, from its name). CI never runs this:
 TOLERANCES (|actual - expected| <= atol + rtol*|expected|): Cat and the
 splits copy values (cast once to the output's dtype), so they are exact
 (rtol 0, atol 0); SWhere and MaskedFill select or fill values (cast once):
-exact; MaxDim picks one of its inputs, and its index: exact.
+exact; DropoutDoMask and DropoutBackward (given a mask) multiply by a scale
+that CANN and PyTorch round differently: f32 rtol 1e-6, f16 2e-3, bf16 2e-2
+(half an ulp of the scale plus a rounding each side), atol 0; MaxDim picks one of its inputs, and its index: exact.
 An f32 into f16 output is PyTorch's own rounding, the same
 round-to-nearest-even the device's cast does.
 """
@@ -273,6 +275,65 @@ def masked_fill_cases():
         c.expect("selfRef", S.storage, 0.0, 0.0)
 
 
+# ---------------------------------------------------------------------------
+# DropoutDoMask (aclnn_dropout_do_mask.h:25-27: self, mask, prob, out) and
+# DropoutBackward (aclnn_dropout_backward.h:25-27: gradOutput, mask, scale,
+# out), given a mask: PyTorch cannot say which bits CANN's generator sets,
+# so the mask is drawn here (torch.bernoulli, seeded) and packed one bit per
+# element, bit i%8 of byte i/8, padded to 128 bits (aclnn_dropout_do_mask.cpp:109)
+# ---------------------------------------------------------------------------
+# name, op, shape, dtype, layout, prob (DoMask) or scale (Backward), extra mask bytes
+DROPOUT_SPECS = [
+    ("do_mask_f32_p03_padded", "DropoutDoMask", (10, 100), "f32", "contig", 0.3, 0),
+    ("do_mask_f16_p05", "DropoutDoMask", (4, 64), "f16", "contig", 0.5, 0),
+    ("do_mask_bf16_p01", "DropoutDoMask", (3, 50), "bf16", "contig", 0.1, 0),
+    ("do_mask_f32_transposed", "DropoutDoMask", (6, 7), "f32", "transposed", 0.4, 0),
+    ("do_mask_f32_sliced", "DropoutDoMask", (5, 9), "f32", "sliced", 0.25, 0),
+    ("do_mask_f32_longer_mask", "DropoutDoMask", (20,), "f32", "contig", 0.5, 16),
+    ("do_mask_f32_p0_copies", "DropoutDoMask", (3, 5), "f32", "contig", 0.0, 0),
+    ("do_mask_f32_p1_zeros", "DropoutDoMask", (3, 5), "f32", "contig", 1.0, 0),
+    ("backward_f32_scale_1_over_07", "DropoutBackward", (8, 33), "f32", "contig", 1 / 0.7, 0),
+    ("backward_f16_scale_2", "DropoutBackward", (5, 30), "f16", "contig", 2.0, 0),
+    ("backward_bf16_scale_125", "DropoutBackward", (4, 40), "bf16", "contig", 1.25, 0),
+    ("backward_f32_transposed", "DropoutBackward", (9, 4), "f32", "transposed", 1.5, 0),
+    ("backward_f32_scale_0_zeros", "DropoutBackward", (3, 4), "f32", "contig", 0.0, 0),
+    ("backward_f32_scale_1_copies", "DropoutBackward", (3, 4), "f32", "contig", 1.0, 0),
+]
+# |CANN - PyTorch|: CANN rounds 1 - p to the input's dtype and multiplies by
+# its f32 reciprocal (drop_out_do_mask.h:225), PyTorch multiplies by
+# 1 / (1 - p): the scales differ by up to half an ulp of the dtype, plus one
+# rounding of the result each side
+DROPOUT_RTOL = {"f32": 1e-6, "f16": 2e-3, "bf16": 2e-2}
+
+
+def pack_mask(keep, extra):
+    bits = keep.reshape(-1).numpy().astype(np.uint8)
+    nbytes = (bits.size + 127) // 128 * 16
+    padded = np.zeros(nbytes * 8, dtype=np.uint8)
+    padded[:bits.size] = bits
+    packed = np.packbits(padded, bitorder="little")
+    return torch.from_numpy(np.concatenate([packed, np.zeros(extra, dtype=np.uint8)]))
+
+
+def dropout_cases():
+    for name, op, shape, dt, lay, pv, extra in DROPOUT_SPECS:
+        cname = f"dropout_{name}"
+        r = Rng(cname)
+        X = layout(values(r, shape, dt), lay)
+        drop = pv if op == "DropoutDoMask" else (1.0 if pv == 0 else 1 - 1 / pv)
+        keep = torch.bernoulli(torch.full(shape, 1 - drop), generator=r.g).to(torch.bool)
+        c = Case(cname, op)
+        c.tensor("self" if op == "DropoutDoMask" else "gradOutput", X)
+        c.tensor("mask", layout(pack_mask(keep, extra), "contig"))
+        c.double("prob" if op == "DropoutDoMask" else "scale", pv)
+        if op == "DropoutDoMask" and pv == 1.0:
+            out = torch.zeros_like(X.view)
+        else:
+            scale = 1 / (1 - pv) if op == "DropoutDoMask" else pv
+            out = torch.ops.aten.native_dropout_backward(X.view, keep, scale)
+        c.expect("out", out, DROPOUT_RTOL[dt], 0.0)
+
+
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -281,6 +342,7 @@ def main():
     max_dim_cases()
     swhere_cases()
     masked_fill_cases()
+    dropout_cases()
 
     if os.path.isdir(OUT):
         for entry in os.listdir(OUT):

@@ -528,6 +528,26 @@ aclnnStatus aclnnInplaceMaskedFillTensorGetWorkspaceSize(aclTensor *selfRef, con
                                                          const aclTensor *value, uint64_t *workspaceSize,
                                                          aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnInplaceMaskedFillTensor);
+/* A dropout bit mask (UINT8, align(prod(shape), 128) / 8 bytes) dropping with probability
+ * prob, from seed and offset (ops-math v8.5.0 random/dsa_gen_bit_mask/op_host/op_api/
+ * aclnn_dropout_gen_mask.h:29-31); V2 rounds prob to probDataType (same header :40-42). */
+aclnnStatus aclnnDropoutGenMaskGetWorkspaceSize(const aclIntArray *shape, double prob, int64_t seed, int64_t offset,
+                                                aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutGenMask);
+aclnnStatus aclnnDropoutGenMaskV2GetWorkspaceSize(const aclIntArray *shape, double prob, int64_t seed, int64_t offset,
+                                                  aclDataType probDataType, aclTensor *out, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutGenMaskV2);
+/* out = self * mask / (1 - prob) (ops-math v8.5.0 random/drop_out_do_mask/op_api/
+ * aclnn_dropout_do_mask.h:25-27). */
+aclnnStatus aclnnDropoutDoMaskGetWorkspaceSize(const aclTensor *self, const aclTensor *mask, double prob,
+                                               aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutDoMask);
+/* out = gradOutput * mask * scale (ops-math v8.5.0 random/drop_out_do_mask/op_api/
+ * aclnn_dropout_backward.h:25-27). */
+aclnnStatus aclnnDropoutBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *mask, double scale,
+                                                 aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutBackward);
 /* ---- end of batch `ops3b` ---- */
 
 #undef ACLNN_LAUNCH

@@ -411,5 +411,21 @@ aclnn_functions! {
     op fn aclnnInplaceMaskedFillTensorGetWorkspaceSize(selfRef: *mut aclTensor, mask: *const aclTensor, value: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
     /// Phase 2 of InplaceMaskedFillTensor.
     op fn aclnnInplaceMaskedFillTensor(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of generating a dropout bit mask from `seed` and `offset`.
+    op fn aclnnDropoutGenMaskGetWorkspaceSize(shape: *const aclIntArray, prob: f64, seed: i64, offset: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutGenMask.
+    op fn aclnnDropoutGenMask(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of DropoutGenMask with `prob` rounded to `probDataType`.
+    op fn aclnnDropoutGenMaskV2GetWorkspaceSize(shape: *const aclIntArray, prob: f64, seed: i64, offset: i64, probDataType: aclDataType, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutGenMaskV2.
+    op fn aclnnDropoutGenMaskV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self * mask / (1 - prob)`.
+    op fn aclnnDropoutDoMaskGetWorkspaceSize(self_: *const aclTensor, mask: *const aclTensor, prob: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutDoMask.
+    op fn aclnnDropoutDoMask(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = gradOutput * mask * scale`.
+    op fn aclnnDropoutBackwardGetWorkspaceSize(gradOutput: *const aclTensor, mask: *const aclTensor, scale: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutBackward.
+    op fn aclnnDropoutBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ---------------------------------- end of operators III, batch `ops3b`
 }

@@ -46,6 +46,7 @@ mod activations;
 mod cat;
 mod conv;
 mod descriptor;
+mod dropout;
 mod dtype;
 mod elementwise;
 mod layer_norm;
@@ -100,6 +101,9 @@ pub use layer_norm::{LayerNormStats, layer_norm, layer_norm_backward};
 pub use reduce_dims::{amax, mean};
 // operators III, batch ops3b
 pub use cat::cat;
+pub use dropout::{
+    dropout_backward, dropout_do_mask, dropout_gen_mask, dropout_gen_mask_v2, dropout_mask_len,
+};
 pub use max_dim::max_dim;
 pub use select::{inplace_masked_fill_scalar, inplace_masked_fill_tensor, s_where};
 pub use split::{split_tensor, split_with_size};
