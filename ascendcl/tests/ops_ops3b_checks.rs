@@ -403,3 +403,18 @@ fn s_where_takes_a_nonzero_u8_condition_as_true_and_truncates_a_float_into_an_in
         Ok(())
     });
 }
+
+#[test]
+fn cat_of_an_empty_list_succeeds_and_leaves_out_unwritten() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let mut y = DeviceBuffer::from_host(&ctx, &[7.0f32, 7.0])?;
+        // EraseDim1EmptyTensor leaves nothing: a no-op (aclnn_cat.cpp:290-294)
+        ops::cat(&[], 0, TensorMut::new(&mut y, &[2])?)?
+            .launch(&stream, Workspace::none())?
+            .wait()?;
+        assert_eq!(y.to_vec()?, vec![7.0, 7.0]);
+        Ok(())
+    });
+}

@@ -18,8 +18,8 @@ use ascendcl_sys::Aclnn;
 /// **CANN against PyTorch** (hicann/ops-math v8.5.0
 /// `conversion/concat_d/op_api/aclnn_cat.cpp`): as `torch.cat`, 1-d tensors
 /// of size 0 are skipped whatever the others' shapes (`:267-281`); a list of
-/// only those succeeds and leaves `out` alone, without looking at it
-/// (`:290-294`). A 0-d tensor cannot be concatenated (`dim` must be in
+/// only those (or an empty list, which `torch.cat` refuses) succeeds and
+/// leaves `out` alone, without looking at it (`:290-294`). A 0-d tensor cannot be concatenated (`dim` must be in
 /// `[-n, n)`, `:143-152`).
 ///
 /// ```
