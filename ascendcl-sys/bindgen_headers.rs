@@ -105,6 +105,17 @@ pub const CANN_ACLNN_HEADERS: &[&str] = &[
     "aclnnop/aclnn_batch_matmul.h",
     "aclnnop/aclnn_permute.h",
     "aclnnop/aclnn_apply_adam_w_v2.h",
+    // operators III, batch ops3b
+    "aclnnop/aclnn_cat.h",
+    "aclnnop/aclnn_split_tensor.h",
+    "aclnnop/aclnn_split_with_size.h",
+    "aclnnop/aclnn_max_dim.h",
+    "aclnnop/aclnn_s_where.h",
+    "aclnnop/aclnn_masked_fill_scalar.h",
+    "aclnnop/aclnn_masked_fill_tensor.h",
+    "aclnnop/aclnn_dropout_gen_mask.h",
+    "aclnnop/aclnn_dropout_do_mask.h",
+    "aclnnop/aclnn_dropout_backward.h",
 ];
 
 /// Where CANN installs the aclnn status codes (`ACLNN_SUCCESS`, ...), in the

@@ -51,7 +51,8 @@
     X(aclnnSiluGetWorkspaceSize) X(aclnnSilu) X(aclnnSiluBackwardGetWorkspaceSize) X(aclnnSiluBackward) \
     MOCK_OPS_FUNCTIONS_ELEMENTWISE(X) \
     MOCK_OPS_FUNCTIONS_ATTENTION(X) \
-    MOCK_OPS_FUNCTIONS_OPS_A(X)
+    MOCK_OPS_FUNCTIONS_OPS_A(X) \
+    MOCK_OPS_FUNCTIONS_OPS3B(X)
 
 /* operators III, batch `elementwise` (issue 20): op_div.c, op_unary.c, op_pow.c, op_clamp.c, op_isfinite.c */
 #define MOCK_OPS_FUNCTIONS_ELEMENTWISE(X)                                                                  \
@@ -73,5 +74,15 @@
     X(aclnnEmbeddingGetWorkspaceSize) X(aclnnEmbedding) X(aclnnEmbeddingDenseBackwardGetWorkspaceSize)      \
     X(aclnnEmbeddingDenseBackward) X(aclnnBatchMatMulGetWorkspaceSize) X(aclnnBatchMatMul) \
     X(aclnnPermuteGetWorkspaceSize) X(aclnnPermute) X(aclnnApplyAdamWV2GetWorkspaceSize) X(aclnnApplyAdamWV2)
+/* operators III, batch `ops3b` (issue 20): op_cat.c, op_split.c, op_max_dim.c, op_where.c,
+ * op_masked_fill.c, op_dropout_gen_mask.c, op_dropout.c */
+#define MOCK_OPS_FUNCTIONS_OPS3B(X)                                                                             \
+    X(aclnnCatGetWorkspaceSize) X(aclnnCat) X(aclnnSplitTensorGetWorkspaceSize) X(aclnnSplitTensor)             \
+    X(aclnnSplitWithSizeGetWorkspaceSize) X(aclnnSplitWithSize) X(aclnnMaxDimGetWorkspaceSize) X(aclnnMaxDim) \
+    X(aclnnSWhereGetWorkspaceSize) X(aclnnSWhere) X(aclnnInplaceMaskedFillScalarGetWorkspaceSize)                \
+    X(aclnnInplaceMaskedFillScalar) X(aclnnInplaceMaskedFillTensorGetWorkspaceSize) X(aclnnInplaceMaskedFillTensor) \
+    X(aclnnDropoutGenMaskGetWorkspaceSize) X(aclnnDropoutGenMask) X(aclnnDropoutGenMaskV2GetWorkspaceSize)       \
+    X(aclnnDropoutGenMaskV2) X(aclnnDropoutDoMaskGetWorkspaceSize) X(aclnnDropoutDoMask)                         \
+    X(aclnnDropoutBackwardGetWorkspaceSize) X(aclnnDropoutBackward)
 
 #endif /* ACLMOCK_OPS_FUNCTIONS_H */

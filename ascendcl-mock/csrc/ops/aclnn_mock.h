@@ -79,8 +79,10 @@ typedef enum aclFormat {
 } aclFormat;
 
 #define MK_MAX_DIMS 8 /* CANN tensors have at most 8 dimensions */
-/* 12: aclnnFlashAttentionScoreGrad has 11 tensors (op_flash_attention_grad.c) */
-#define MK_MAX_SLOTS 12
+/* Tensor slots an executor holds without growing; it grows past this (a
+ * tensor list has no size limit: ops-math v8.5.0 aclnn_cat.cpp:216-252 cuts
+ * any number of inputs into ConcatD calls of 32). */
+#define MK_INLINE_SLOTS 8
 
 /* A tensor as a kernel sees it: strides and offset in elements
  * (aclnn-facts.md A.2.2, aclCreateTensor). */
@@ -144,8 +146,9 @@ typedef void (*mk_kernel)(const mk_job *job, void *const *bufs);
 struct mk_job {
     mk_kernel kernel;
     uint32_t nslots;
-    mk_view slot[MK_MAX_SLOTS];
-    bool slot_write[MK_MAX_SLOTS];
+    uint32_t cap;      /* slots allocated */
+    mk_view *slot;     /* nslots views (heap; the job's own copy at launch) */
+    bool *slot_write;  /* nslots flags */
     double p[MK_PARAMS]; /* op parameters (scalars, dims, flags) */
     int64_t ip[MK_PARAMS];
 };
@@ -155,7 +158,8 @@ typedef struct aclOpExecutor {
     const char *op; /* "aclnnAdd" */
     bool repeatable;
     uint64_t ws_size;
-    const aclTensor *src[MK_MAX_SLOTS]; /* the descriptor each slot was built from */
+    const aclTensor **src; /* the descriptor each slot was built from (job.cap entries) */
+    bool oom;              /* a slot could not be added (host OOM): phase 1 fails */
     mk_job job;
 } aclOpExecutor;
 
@@ -166,7 +170,8 @@ typedef struct aclOpExecutor {
 bool aclmocknn_is_live(const void *p, int kind);
 /* A new executor (counted live); NULL with a message on host OOM. */
 aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kernel, uint64_t ws_size);
-/* Adds a tensor to the executor as input and/or output; returns its slot. */
+/* Adds a tensor to the executor as input and/or output; returns its slot
+ * (on host OOM sets e->oom and returns 0: phase 1 then fails). */
 uint32_t aclmocknn_executor_add(aclOpExecutor *e, const aclTensor *t, bool input, bool output);
 /* Frees an executor created by phase 1 that is not handed out (phase-1 failure). */
 void aclmocknn_executor_drop(aclOpExecutor *e);

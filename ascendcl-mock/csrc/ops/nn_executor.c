@@ -58,13 +58,46 @@ OPS_EXPORT aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kerne
     return e;
 }
 
+/* Room for one more slot: the three per-slot arrays grow together. */
+static bool slots_reserve(aclOpExecutor *e)
+{
+    if (e->job.nslots < e->job.cap) {
+        return true;
+    }
+    uint32_t cap = e->job.cap ? e->job.cap * 2 : MK_INLINE_SLOTS;
+    mk_view *slot = realloc(e->job.slot, cap * sizeof(*slot));
+    if (slot) {
+        e->job.slot = slot;
+    }
+    bool *w = slot ? realloc(e->job.slot_write, cap * sizeof(*w)) : NULL;
+    if (w) {
+        e->job.slot_write = w;
+    }
+    const aclTensor **src = w ? realloc(e->src, cap * sizeof(*src)) : NULL;
+    if (!src) {
+        return false; /* the arrays that grew stay valid at their old length */
+    }
+    e->src = src;
+    e->job.cap = cap;
+    return true;
+}
+
 OPS_EXPORT uint32_t aclmocknn_executor_add(aclOpExecutor *e, const aclTensor *t, bool input, bool output)
 {
+    (void)input;
+    if (!slots_reserve(e)) {
+        if (!e->oom) {
+            aclmock_fail(ACLNN_ERR_INNER, "%s: out of host memory adding tensor slot %u", e->op, e->job.nslots);
+        }
+        e->oom = true;
+        return 0;
+    }
     uint32_t s = e->job.nslots++;
     e->src[s] = t;
     if (t) {
         e->job.slot[s] = t->v;
     } else {
+        memset(&e->job.slot[s], 0, sizeof(e->job.slot[s]));
         e->job.slot[s].dtype = ACL_DT_UNDEFINED;
     }
     e->job.slot_write[s] = output;
@@ -75,6 +108,9 @@ static void executor_free(aclOpExecutor *e)
 {
     nn_reg_del(e, MK_EXECUTOR);
     aclmock_live_add(ACLMOCK_RES_ACLNN_EXECUTOR, -1);
+    free(e->job.slot);
+    free(e->job.slot_write);
+    free(e->src);
     free(e);
 }
 
@@ -100,6 +136,26 @@ static void run_job(void *job, void *const *bufs)
     j->kernel(j, bufs);
 }
 
+/* A queued job owns copies of the slot arrays (the executor may be freed or
+ * re-pointed before the stream runs it). */
+static void free_job(void *job)
+{
+    mk_job *j = job;
+    free(j->slot);
+    free(j->slot_write);
+    free(j);
+}
+
+/* A span's role: it must outlive the task (compute_finish names it). */
+static const char *slot_role(uint32_t i)
+{
+    static const char *const roles[] = {"tensor 0",  "tensor 1",  "tensor 2",  "tensor 3",  "tensor 4",
+                                        "tensor 5",  "tensor 6",  "tensor 7",  "tensor 8",  "tensor 9",
+                                        "tensor 10", "tensor 11", "tensor 12", "tensor 13", "tensor 14",
+                                        "tensor 15"};
+    return i < sizeof(roles) / sizeof(roles[0]) ? roles[i] : "a tensor past the 16th";
+}
+
 /* Checks the executor and workspace and queues the kernel. */
 static aclnnStatus launch(aclmock_call *c, void *workspace, uint64_t wsSize, aclOpExecutor *e, aclrtStream stream)
 {
@@ -108,24 +164,36 @@ static aclnnStatus launch(aclmock_call *c, void *workspace, uint64_t wsSize, acl
                             "%s needs a workspace of %llu bytes (from its GetWorkspaceSize) but got %llu bytes at %p",
                             e->op, (unsigned long long)e->ws_size, (unsigned long long)wsSize, workspace);
     }
-    aclmock_span spans[MK_MAX_SLOTS + 1];
-    static const char *const roles[MK_MAX_SLOTS] = {"tensor 0", "tensor 1", "tensor 2",  "tensor 3",
-                                                    "tensor 4", "tensor 5", "tensor 6",  "tensor 7",
-                                                    "tensor 8", "tensor 9", "tensor 10", "tensor 11"};
+    uint32_t ns = e->job.nslots;
+    aclmock_span *spans = calloc(ns + 1, sizeof(*spans));
+    mk_job *copy = malloc(sizeof(*copy));
+    mk_view *slot = malloc((ns ? ns : 1) * sizeof(*slot));
+    bool *slot_write = malloc((ns ? ns : 1) * sizeof(*slot_write));
+    if (!spans || !copy || !slot || !slot_write) {
+        free(spans);
+        free(copy);
+        free(slot);
+        free(slot_write);
+        return aclmock_fail(ACLNN_ERR_INNER, "out of host memory");
+    }
     uint32_t n = 0;
-    for (uint32_t i = 0; i < e->job.nslots; i++) {
+    for (uint32_t i = 0; i < ns; i++) {
         const mk_view *v = &e->job.slot[i];
         aclmock_span *sp = &spans[n++];
-        memset(sp, 0, sizeof(*sp));
-        sp->role = roles[i];
+        sp->role = slot_role(i);
         sp->use = e->job.slot_write[i] ? ACLMOCK_SPAN_WRITE : ACLMOCK_SPAN_READ;
         if (v->dtype == ACL_DT_UNDEFINED || view_numel(v) == 0) {
             continue;
         }
         /* device addresses must be 32-byte aligned (aclnn-facts.md A.2.2, aclCreateTensor) */
         if ((uintptr_t)v->addr % 32) {
-            return aclmock_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s address %p is not 32-byte aligned", e->op, roles[i],
-                                v->addr);
+            aclnnStatus rc = aclmock_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s address %p is not 32-byte aligned", e->op,
+                                          sp->role, v->addr);
+            free(spans);
+            free(copy);
+            free(slot);
+            free(slot_write);
+            return rc;
         }
         int64_t last = 0;
         for (uint32_t d = 0; d < v->ndim; d++) {
@@ -142,12 +210,17 @@ static aclnnStatus launch(aclmock_call *c, void *workspace, uint64_t wsSize, acl
         sp->use = ACLMOCK_SPAN_CHECK;
         sp->role = "workspace";
     }
-    mk_job *copy = malloc(sizeof(*copy));
-    if (!copy) {
-        return aclmock_fail(ACLNN_ERR_INNER, "out of host memory");
-    }
     memcpy(copy, &e->job, sizeof(*copy));
-    return aclmock_compute_enqueue(c, stream, spans, n, run_job, free, copy);
+    if (ns) {
+        memcpy(slot, e->job.slot, ns * sizeof(*slot));
+        memcpy(slot_write, e->job.slot_write, ns * sizeof(*slot_write));
+    }
+    copy->slot = slot;
+    copy->slot_write = slot_write;
+    copy->cap = ns;
+    aclnnStatus rc = aclmock_compute_enqueue(c, stream, spans, n, run_job, free_job, copy);
+    free(spans);
+    return rc;
 }
 
 OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault, const char *op, void *workspace,

@@ -49,6 +49,9 @@ aclnnStatus ph1_end(ph1 *p, uint64_t *workspaceSize, aclOpExecutor **executor)
     if (!p->rc && !p->e) {
         p->rc = aclmock_fail(ACLNN_ERR_INNER, "%s: no executor was built", p->op);
     }
+    if (!p->rc && p->e->oom) {
+        p->rc = ACLNN_ERR_INNER; /* the message was set when the slot could not be added */
+    }
     if (p->rc) {
         aclmocknn_executor_drop(p->e);
         return aclmock_call_end(&p->c, p->rc);

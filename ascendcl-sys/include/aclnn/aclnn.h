@@ -579,6 +579,66 @@ aclnnStatus aclnnApplyAdamWV2GetWorkspaceSize(aclTensor *varRef, aclTensor *mRef
                                               uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_LAUNCH(aclnnApplyAdamWV2);
 /* ---- end of batch `ops-a` ---- */
+/* ---- operators III, batch `ops3b` (issue 20): Cat, Split, MaxDim, SWhere,
+ * MaskedFill, Dropout. Parameter lists as in hicann/ops-math v8.5.0. ---- */
+/* Concatenation of `tensors` along `dim` into out (ops-math v8.5.0
+ * conversion/concat_d/op_api/aclnn_cat.h:25-26). */
+aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList *tensors, int64_t dim, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnCat);
+/* self split along dim into pieces of splitSections (the last shorter), written
+ * into the list out (ops-math v8.5.0 conversion/split_v/op_api/aclnn_split_tensor.h:35-37). */
+aclnnStatus aclnnSplitTensorGetWorkspaceSize(const aclTensor *self, uint64_t splitSections, int64_t dim,
+                                             aclTensorList *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSplitTensor);
+/* self split along dim into pieces of the sizes in splitSize, one per tensor of out
+ * (ops-math v8.5.0 conversion/split_v/op_api/aclnn_split_with_size.h:36-38). */
+aclnnStatus aclnnSplitWithSizeGetWorkspaceSize(const aclTensor *self, const aclIntArray *splitSize, int64_t dim,
+                                               aclTensorList *out, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSplitWithSize);
+/* The maximum of self along dim into out (self's dtype) and its index into indices
+ * (ops-math v8.5.0 math/arg_max_with_value/op_api/aclnn_max_dim.h:46-48). */
+aclnnStatus aclnnMaxDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out,
+                                        aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnMaxDim);
+/* out = condition ? self : other, broadcast (ops-math v8.5.0 math/select/op_api/aclnn_s_where.h:25-27). */
+aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTensor *self, const aclTensor *other,
+                                        aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnSWhere);
+/* selfRef[mask] = value, in place, for a scalar value (ops-math v8.5.0
+ * conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h:55-57). */
+aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfRef, const aclTensor *mask,
+                                                         const aclScalar *value, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceMaskedFillScalar);
+/* selfRef[mask] = value, in place, for a 0-d tensor value (ops-math v8.5.0
+ * conversion/masked_fill/op_api/aclnn_masked_fill_tensor.h:55-57). */
+aclnnStatus aclnnInplaceMaskedFillTensorGetWorkspaceSize(aclTensor *selfRef, const aclTensor *mask,
+                                                         const aclTensor *value, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnInplaceMaskedFillTensor);
+/* A dropout bit mask (UINT8, align(prod(shape), 128) / 8 bytes) dropping with probability
+ * prob, from seed and offset (ops-math v8.5.0 random/dsa_gen_bit_mask/op_host/op_api/
+ * aclnn_dropout_gen_mask.h:29-31); V2 rounds prob to probDataType (same header :40-42). */
+aclnnStatus aclnnDropoutGenMaskGetWorkspaceSize(const aclIntArray *shape, double prob, int64_t seed, int64_t offset,
+                                                aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutGenMask);
+aclnnStatus aclnnDropoutGenMaskV2GetWorkspaceSize(const aclIntArray *shape, double prob, int64_t seed, int64_t offset,
+                                                  aclDataType probDataType, aclTensor *out, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutGenMaskV2);
+/* out = self * mask / (1 - prob) (ops-math v8.5.0 random/drop_out_do_mask/op_api/
+ * aclnn_dropout_do_mask.h:25-27). */
+aclnnStatus aclnnDropoutDoMaskGetWorkspaceSize(const aclTensor *self, const aclTensor *mask, double prob,
+                                               aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutDoMask);
+/* out = gradOutput * mask * scale (ops-math v8.5.0 random/drop_out_do_mask/op_api/
+ * aclnn_dropout_backward.h:25-27). */
+aclnnStatus aclnnDropoutBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *mask, double scale,
+                                                 aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_LAUNCH(aclnnDropoutBackward);
+/* ---- end of batch `ops3b` ---- */
 
 #undef ACLNN_LAUNCH
 

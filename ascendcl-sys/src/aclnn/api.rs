@@ -431,4 +431,50 @@ aclnn_functions! {
     /// Phase 2 of ApplyAdamWV2.
     op fn aclnnApplyAdamWV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
     // ------------------------------------ end of operators III, batch `ops-a`
+    // ---- operators III, batch `ops3b`
+    /// Phase 1 of the concatenation of a tensor list along `dim`.
+    op fn aclnnCatGetWorkspaceSize(tensors: *const aclTensorList, dim: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of Cat.
+    op fn aclnnCat(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of splitting `self` into pieces of `splitSections` along `dim`.
+    op fn aclnnSplitTensorGetWorkspaceSize(self_: *const aclTensor, splitSections: u64, dim: i64, out: *mut aclTensorList, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SplitTensor.
+    op fn aclnnSplitTensor(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of splitting `self` into pieces of the sizes in `splitSize` along `dim`.
+    op fn aclnnSplitWithSizeGetWorkspaceSize(self_: *const aclTensor, splitSize: *const aclIntArray, dim: i64, out: *mut aclTensorList, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SplitWithSize.
+    op fn aclnnSplitWithSize(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of the maximum along `dim` with its index.
+    op fn aclnnMaxDimGetWorkspaceSize(self_: *const aclTensor, dim: i64, keepdim: bool, out: *mut aclTensor, indices: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of MaxDim.
+    op fn aclnnMaxDim(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = condition ? self : other`.
+    op fn aclnnSWhereGetWorkspaceSize(condition: *const aclTensor, self_: *const aclTensor, other: *const aclTensor, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of SWhere.
+    op fn aclnnSWhere(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef[mask] = value` for a scalar value.
+    op fn aclnnInplaceMaskedFillScalarGetWorkspaceSize(selfRef: *mut aclTensor, mask: *const aclTensor, value: *const aclScalar, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceMaskedFillScalar.
+    op fn aclnnInplaceMaskedFillScalar(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `selfRef[mask] = value` for a 0-d tensor value.
+    op fn aclnnInplaceMaskedFillTensorGetWorkspaceSize(selfRef: *mut aclTensor, mask: *const aclTensor, value: *const aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of InplaceMaskedFillTensor.
+    op fn aclnnInplaceMaskedFillTensor(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of generating a dropout bit mask from `seed` and `offset`.
+    op fn aclnnDropoutGenMaskGetWorkspaceSize(shape: *const aclIntArray, prob: f64, seed: i64, offset: i64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutGenMask.
+    op fn aclnnDropoutGenMask(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of DropoutGenMask with `prob` rounded to `probDataType`.
+    op fn aclnnDropoutGenMaskV2GetWorkspaceSize(shape: *const aclIntArray, prob: f64, seed: i64, offset: i64, probDataType: aclDataType, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutGenMaskV2.
+    op fn aclnnDropoutGenMaskV2(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = self * mask / (1 - prob)`.
+    op fn aclnnDropoutDoMaskGetWorkspaceSize(self_: *const aclTensor, mask: *const aclTensor, prob: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutDoMask.
+    op fn aclnnDropoutDoMask(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    /// Phase 1 of `out = gradOutput * mask * scale`.
+    op fn aclnnDropoutBackwardGetWorkspaceSize(gradOutput: *const aclTensor, mask: *const aclTensor, scale: f64, out: *mut aclTensor, workspaceSize: *mut u64, executor: *mut *mut aclOpExecutor) -> aclnnStatus;
+    /// Phase 2 of DropoutBackward.
+    op fn aclnnDropoutBackward(workspace: *mut c_void, workspaceSize: u64, executor: *mut aclOpExecutor, stream: aclrtStream) -> aclnnStatus;
+    // ---------------------------------- end of operators III, batch `ops3b`
 }

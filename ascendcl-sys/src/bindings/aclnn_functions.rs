@@ -1391,3 +1391,202 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnCatGetWorkspaceSize(
+        tensors: *const aclTensorList,
+        dim: i64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnCat(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitTensorGetWorkspaceSize(
+        self_: *const aclTensor,
+        splitSections: u64,
+        dim: i64,
+        out: *mut aclTensorList,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitTensor(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitWithSizeGetWorkspaceSize(
+        self_: *const aclTensor,
+        splitSize: *const aclIntArray,
+        dim: i64,
+        out: *mut aclTensorList,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitWithSize(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnMaxDimGetWorkspaceSize(
+        self_: *const aclTensor,
+        dim: i64,
+        keepdim: bool,
+        out: *mut aclTensor,
+        indices: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnMaxDim(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSWhereGetWorkspaceSize(
+        condition: *const aclTensor,
+        self_: *const aclTensor,
+        other: *const aclTensor,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSWhere(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceMaskedFillScalarGetWorkspaceSize(
+        selfRef: *mut aclTensor,
+        mask: *const aclTensor,
+        value: *const aclScalar,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceMaskedFillScalar(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceMaskedFillTensorGetWorkspaceSize(
+        selfRef: *mut aclTensor,
+        mask: *const aclTensor,
+        value: *const aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceMaskedFillTensor(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutGenMaskGetWorkspaceSize(
+        shape: *const aclIntArray,
+        prob: f64,
+        seed: i64,
+        offset: i64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutGenMask(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutGenMaskV2GetWorkspaceSize(
+        shape: *const aclIntArray,
+        prob: f64,
+        seed: i64,
+        offset: i64,
+        probDataType: aclDataType,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutGenMaskV2(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutDoMaskGetWorkspaceSize(
+        self_: *const aclTensor,
+        mask: *const aclTensor,
+        prob: f64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutDoMask(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutBackwardGetWorkspaceSize(
+        gradOutput: *const aclTensor,
+        mask: *const aclTensor,
+        scale: f64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnDropoutBackward(
+        workspace: *mut ::std::os::raw::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}

@@ -5,7 +5,9 @@
 
 use std::ffi::c_void;
 
-use ascendcl_sys::{Aclnn, aclBoolArray, aclFormat, aclIntArray, aclScalar, aclTensor};
+use ascendcl_sys::{
+    Aclnn, aclBoolArray, aclFormat, aclIntArray, aclScalar, aclTensor, aclTensorList,
+};
 
 use crate::call::recent_message;
 use crate::context::Context;
@@ -42,6 +44,8 @@ fn destroy(
 pub(crate) struct TensorDesc {
     pub(crate) raw: *mut aclTensor,
     aclnn: &'static Aclnn,
+    /// Destroyed by us; false once a [`TensorListDesc`] owns it.
+    owned: bool,
 }
 
 impl TensorDesc {
@@ -72,12 +76,19 @@ impl TensorDesc {
         if raw.is_null() {
             return Err(creation_failed(storage.ctx, "aclCreateTensor"));
         }
-        Ok(TensorDesc { raw, aclnn })
+        Ok(TensorDesc {
+            raw,
+            aclnn,
+            owned: true,
+        })
     }
 }
 
 impl Drop for TensorDesc {
     fn drop(&mut self) {
+        if !self.owned {
+            return; // its list destroys it
+        }
         // SAFETY: a descriptor we created, destroyed once.
         destroy("aclDestroyTensor", || unsafe {
             self.aclnn.aclDestroyTensor(self.raw)
@@ -171,6 +182,46 @@ impl Drop for BoolArrayDesc {
         // SAFETY: an array we created, destroyed once.
         destroy("aclDestroyBoolArray", || unsafe {
             self.aclnn.aclDestroyBoolArray(self.raw)
+        });
+    }
+}
+
+/// An `aclTensorList`. It owns its tensors: `aclDestroyTensorList` destroys
+/// them ("the aclTensor in the aclTensorList does not need to be destroyed
+/// again", CANN 8.5.0 aclDestroyTensorList, Constraints), so the
+/// [`TensorDesc`]s it was made of are marked not owned once it exists.
+pub(crate) struct TensorListDesc {
+    pub(crate) raw: *mut aclTensorList,
+    aclnn: &'static Aclnn,
+}
+
+impl TensorListDesc {
+    /// A list of `members` (our tensors, in order). On failure the members
+    /// stay ours (a failed create takes nothing).
+    pub(crate) fn new(
+        aclnn: &'static Aclnn,
+        ctx: &Context,
+        members: &mut [TensorDesc],
+    ) -> Result<TensorListDesc> {
+        let raws: Vec<*const aclTensor> = members.iter().map(|m| m.raw.cast_const()).collect();
+        // SAFETY: `raws` holds `len` live tensors we own, none in a list yet;
+        // the runtime copies the pointer array during the call.
+        let raw = unsafe { aclnn.aclCreateTensorList(raws.as_ptr(), raws.len() as u64) }?;
+        if raw.is_null() {
+            return Err(creation_failed(ctx, "aclCreateTensorList"));
+        }
+        for m in members {
+            m.owned = false;
+        }
+        Ok(TensorListDesc { raw, aclnn })
+    }
+}
+
+impl Drop for TensorListDesc {
+    fn drop(&mut self) {
+        // SAFETY: a list we created, destroyed once (with its tensors).
+        destroy("aclDestroyTensorList", || unsafe {
+            self.aclnn.aclDestroyTensorList(self.raw)
         });
     }
 }

@@ -43,14 +43,17 @@
 //! ```
 
 mod activations;
+mod cat;
 mod conv;
 mod descriptor;
 mod device_tensor;
+mod dropout;
 mod dtype;
 mod elementwise;
 mod flash_attention;
 mod layer_norm;
 mod math;
+mod max_dim;
 mod nn;
 mod norm_pool;
 mod overlap;
@@ -60,6 +63,8 @@ mod prepared;
 mod reduce_dims;
 mod repeatable;
 mod scalar;
+mod select;
+mod split;
 mod tensor;
 mod unary;
 mod workspace;
@@ -113,3 +118,11 @@ mod permute;
 pub use permute::permute;
 mod adamw;
 pub use adamw::{AdamW, apply_adam_w_v2};
+// operators III, batch ops3b
+pub use cat::cat;
+pub use dropout::{
+    dropout_backward, dropout_do_mask, dropout_gen_mask, dropout_gen_mask_v2, dropout_mask_len,
+};
+pub use max_dim::max_dim;
+pub use select::{inplace_masked_fill_scalar, inplace_masked_fill_tensor, s_where};
+pub use split::{split_tensor, split_with_size};

@@ -5,13 +5,13 @@ use std::ffi::c_void;
 
 use ascendcl_sys::{
     Aclnn, SymbolError, aclBoolArray, aclIntArray, aclOpExecutor, aclScalar, aclTensor,
-    aclnnStatus, aclrtStream,
+    aclTensorList, aclnnStatus, aclrtStream,
 };
 
 use crate::call::recent_message;
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
-use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc};
+use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc, TensorListDesc};
 use crate::ops::prepared::{Prepared, Slot, SlotKind};
 use crate::ops::scalar::Scalar;
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
@@ -46,6 +46,7 @@ pub(crate) struct Phase1<'a> {
     pub(crate) scalars: Vec<ScalarDesc>,
     pub(crate) arrays: Vec<IntArrayDesc>,
     pub(crate) bool_arrays: Vec<BoolArrayDesc>,
+    pub(crate) lists: Vec<TensorListDesc>,
     pub(crate) slots: Vec<Slot>,
 }
 
@@ -62,6 +63,7 @@ impl<'a> Phase1<'a> {
             scalars: Vec::new(),
             arrays: Vec::new(),
             bool_arrays: Vec::new(),
+            lists: Vec::new(),
             slots: Vec::new(),
         })
     }
@@ -154,6 +156,41 @@ impl<'a> Phase1<'a> {
             Some(t) => self.output(role, t),
             None => Ok(std::ptr::null_mut()),
         }
+    }
+
+    /// Wraps the tensors described since index `first` into a tensor list
+    /// (which then owns them; their slots stay, for re-pointing).
+    fn list_from(&mut self, first: usize) -> Result<*mut aclTensorList> {
+        let desc = TensorListDesc::new(self.aclnn, self.ctx, &mut self.tensors[first..])?;
+        let raw = desc.raw;
+        self.lists.push(desc);
+        Ok(raw)
+    }
+
+    /// A tensor list the operator reads (`role` names it in errors).
+    pub(crate) fn input_list(
+        &mut self,
+        role: &str,
+        ts: &[&Tensor<'a>],
+    ) -> Result<*const aclTensorList> {
+        let first = self.tensors.len();
+        for (i, t) in ts.iter().enumerate() {
+            self.input(&format!("{role}[{i}]"), t)?;
+        }
+        Ok(self.list_from(first)?.cast_const())
+    }
+
+    /// A tensor list the operator writes.
+    pub(crate) fn output_list(
+        &mut self,
+        role: &str,
+        ts: Vec<TensorMut<'a>>,
+    ) -> Result<*mut aclTensorList> {
+        let first = self.tensors.len();
+        for (i, t) in ts.into_iter().enumerate() {
+            self.output(&format!("{role}[{i}]"), t)?;
+        }
+        self.list_from(first)
     }
 
     /// A bool array.

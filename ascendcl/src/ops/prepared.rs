@@ -12,7 +12,7 @@ use crate::lane::QueuedAt;
 use crate::memory::DeviceSlice;
 use crate::memory::sealed::Sealed;
 use crate::ops::DType;
-use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc};
+use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc, TensorListDesc};
 use crate::ops::pending::OpPending;
 use crate::ops::phase1::{Phase1, Phase2, phase2_name};
 use crate::ops::tensor::{Layout, Storage};
@@ -52,9 +52,12 @@ impl Slot {
     }
 }
 
-/// Descriptors kept until phase 2 has returned.
+/// Descriptors kept until phase 2 has returned. Tensor lists drop after
+/// the tensors: a list destroys its members, which their [`TensorDesc`]s
+/// then leave alone.
 pub(crate) struct Descriptors {
     pub(crate) tensors: Vec<TensorDesc>,
+    pub(crate) _lists: Vec<TensorListDesc>,
     pub(crate) _scalars: Vec<ScalarDesc>,
     pub(crate) _arrays: Vec<IntArrayDesc>,
     pub(crate) _bool_arrays: Vec<BoolArrayDesc>,
@@ -108,6 +111,7 @@ impl<'a> Prepared<'a> {
             writes: p.writes,
             descriptors: Descriptors {
                 tensors: p.tensors,
+                _lists: p.lists,
                 _scalars: p.scalars,
                 _arrays: p.arrays,
                 _bool_arrays: p.bool_arrays,

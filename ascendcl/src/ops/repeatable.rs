@@ -76,6 +76,7 @@ impl<'a> Prepared<'a> {
                 &mut self.descriptors,
                 Descriptors {
                     tensors: Vec::new(),
+                    _lists: Vec::new(),
                     _scalars: Vec::new(),
                     _arrays: Vec::new(),
                     _bool_arrays: Vec::new(),
