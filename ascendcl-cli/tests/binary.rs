@@ -477,5 +477,50 @@ fn trace_record_puts_the_shims_hccl_face_as_libhccl_so_beside_the_shim() {
         .windows(b"libascendcl_record.so".len())
         .any(|w| w == b"libascendcl_record.so");
     assert!(needs_shim, "the face needs libascendcl_record.so");
+    // and the operator libraries, opened from ASCENDCL_ACLNN_DIR: the
+    // shim's aclnn faces
+    for name in ["libnnopbase.so", "libopapi.so"] {
+        let face = std::fs::read(record.join(name)).unwrap();
+        assert_ne!(
+            face,
+            std::fs::read(bundles[0].join(name)).unwrap(),
+            "{name}"
+        );
+        assert!(
+            face.windows(b"libascendcl_record.so".len())
+                .any(|w| w == b"libascendcl_record.so"),
+            "{name} needs libascendcl_record.so"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn trace_record_without_cann_or_mock_exits_3_saying_to_add_mock_or_install_cann() {
+    if machine_has_cann() {
+        return; // this machine has a library to record
+    }
+    let home = temp_dir("no-cann");
+    let trace = home.join("t.jsonl");
+    let marker = home.join("ran");
+    let out = run(
+        &home,
+        &[
+            "trace",
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "touch",
+            marker.to_str().unwrap(),
+        ],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("--mock") && stderr.contains("install CANN"),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "the command must not run");
     let _ = std::fs::remove_dir_all(&home);
 }
