@@ -92,8 +92,12 @@ bool rm_same_value(const char *trace, const char *live, bool bind)
     return strcmp(trace, live) == 0;
 }
 
-/* Keys whose values differ from run to run (function pointers, OS ids). */
-static bool ignored_key(const char *key) { return strcmp(key, "fn") == 0 || strcmp(key, "threadId") == 0; }
+/* Keys whose values differ from run to run (function pointers, OS ids, the
+ * hash of an HCCL root info, which holds host addresses). */
+static bool ignored_key(const char *key)
+{
+    return strcmp(key, "fn") == 0 || strcmp(key, "threadId") == 0 || strcmp(key, "rootInfo") == 0;
+}
 
 const char *rm_first_difference(const rp_obj *trace, const rp_obj *live, bool bind)
 {

@@ -113,6 +113,10 @@ aclError rec_missing(rec_call *c);
 const char *rec_take_messages(const char *fresh);
 /* The code of the latest failure on this thread (aclrtPeekAtLastError). */
 aclError rec_peek_error(void);
+/* The rank count of comm from the real HCCL, not recorded (what HCCL calls
+ * meanwhile is not recorded either); 0 when not recording or unknown. Call
+ * before REC_BEGIN: it must not hold the shim's lock. */
+uint32_t rec_hccl_rank_size(const void *comm);
 
 /* -------------------------------------------------------------- rec_syms.c */
 

@@ -5,6 +5,8 @@
  */
 #include "rec.h"
 
+#include <hccl/hccl.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -273,7 +275,7 @@ static bool open_trace_locked(bool truncate)
     clock_gettime(CLOCK_REALTIME, &wall);
     char header[9200];
     int n = snprintf(header, sizeof(header),
-                     "{\"format\":\"ascendcl-trace\",\"version\":1,\"producer\":\"ascendcl-record\",\"target\":%s,"
+                     "{\"format\":\"ascendcl-trace\",\"version\":2,\"producer\":\"ascendcl-record\",\"target\":%s,"
                      "\"pid\":%ld,\"program\":%s,\"started_unix_ms\":%lld}\n",
                      qtarget, (long)getpid(), qprogram,
                      (long long)wall.tv_sec * 1000LL + (long long)(wall.tv_nsec / 1000000L));
@@ -429,6 +431,23 @@ const char *rec_take_messages(const char *fresh)
     t_pending_len = 0;
     t_pending[0] = '\0';
     return k ? t_returned : NULL;
+}
+
+uint32_t rec_hccl_rank_size(const void *comm)
+{
+    pthread_once(&once, init);
+    if (!comm || !__atomic_load_n(&recording, __ATOMIC_ACQUIRE)) {
+        return 0;
+    }
+    HcclResult (*get)(HcclComm, uint32_t *) = (HcclResult (*)(HcclComm, uint32_t *))rec_target(RFN_HcclGetRankSize);
+    void *saved = t_base;
+    t_base = slot_base[RFN_HcclGetRankSize]; /* what HCCL calls meanwhile is its own */
+    uint32_t n = 0;
+    if (!get || get((HcclComm)(uintptr_t)comm, &n) != HCCL_SUCCESS) {
+        n = 0;
+    }
+    t_base = saved;
+    return n;
 }
 
 aclError rec_peek_error(void)
