@@ -113,10 +113,13 @@ aclError rec_missing(rec_call *c);
 const char *rec_take_messages(const char *fresh);
 /* The code of the latest failure on this thread (aclrtPeekAtLastError). */
 aclError rec_peek_error(void);
-/* The rank count of comm from the real HCCL, not recorded (what HCCL calls
- * meanwhile is not recorded either); 0 when not recording or unknown. Call
- * before REC_BEGIN: it must not hold the shim's lock. */
-uint32_t rec_hccl_rank_size(const void *comm);
+/* A call of the real function fn the shim makes itself, outside any
+ * recorded call and without its lock: what the library calls meanwhile is
+ * not recorded. Returns what rec_quiet_leave takes. */
+void *rec_quiet_enter(int fn);
+void rec_quiet_leave(void *saved);
+/* Whether a trace is being written. */
+bool rec_recording(void);
 
 /* -------------------------------------------------------------- rec_syms.c */
 

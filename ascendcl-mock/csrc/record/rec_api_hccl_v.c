@@ -12,7 +12,24 @@
 #include <hccl/hccl.h>
 #include <stdlib.h>
 
-/* A uint64 array of n values (n from rec_hccl_rank_size): "[1,2]", null, "?". */
+/* The rank count of comm from the real HCCL, not recorded; 0 when not
+ * recording or unknown. Called before REC_BEGIN (not under the shim's lock). */
+static uint64_t rank_size(HcclComm comm)
+{
+    if (!comm || !rec_recording()) {
+        return 0;
+    }
+    HcclResult (*get)(HcclComm, uint32_t *) = (HcclResult (*)(HcclComm, uint32_t *))rec_target(RFN_HcclGetRankSize);
+    uint32_t n = 0;
+    void *saved = rec_quiet_enter(RFN_HcclGetRankSize);
+    if (!get || get(comm, &n) != HCCL_SUCCESS) {
+        n = 0;
+    }
+    rec_quiet_leave(saved);
+    return n;
+}
+
+/* A uint64 array of n values (n from rank_size): "[1,2]", null, "?". */
 static void ra_counts(rec_call *c, const char *key, const void *arr, uint64_t n)
 {
     if (!c->on) {
@@ -38,7 +55,7 @@ REC_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *re
                                      const void *recvDispls, HcclDataType dataType, HcclComm comm,
                                      aclrtStream stream)
 {
-    uint64_t n = rec_hccl_rank_size(comm);
+    uint64_t n = rank_size(comm);
     REC_BEGIN(HcclAllGatherV);
     ra_ptr(&c, "sendBuf", sendBuf);
     ra_u64(&c, "sendCount", sendCount);
@@ -59,7 +76,7 @@ REC_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, 
                                          void *recvBuf, uint64_t recvCount, HcclDataType dataType, HcclReduceOp op,
                                          HcclComm comm, aclrtStream stream)
 {
-    uint64_t n = rec_hccl_rank_size(comm);
+    uint64_t n = rank_size(comm);
     REC_BEGIN(HcclReduceScatterV);
     ra_ptr(&c, "sendBuf", sendBuf);
     ra_ptr(&c, "recvBuf", recvBuf);
@@ -98,7 +115,7 @@ REC_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts,
                                     HcclDataType sendType, const void *recvBuf, const void *recvCounts,
                                     const void *rdispls, HcclDataType recvType, HcclComm comm, aclrtStream stream)
 {
-    uint64_t n = rec_hccl_rank_size(comm);
+    uint64_t n = rank_size(comm);
     REC_BEGIN(HcclAlltoAllV);
     ra_ptr(&c, "sendBuf", sendBuf);
     ra_ptr(&c, "recvBuf", recvBuf);
@@ -120,7 +137,7 @@ REC_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts,
 REC_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCountMatrix, HcclDataType sendType,
                                      const void *recvBuf, HcclDataType recvType, HcclComm comm, aclrtStream stream)
 {
-    uint64_t n = rec_hccl_rank_size(comm);
+    uint64_t n = rank_size(comm);
     REC_BEGIN(HcclAlltoAllVC);
     ra_ptr(&c, "sendBuf", sendBuf);
     ra_ptr(&c, "recvBuf", recvBuf);

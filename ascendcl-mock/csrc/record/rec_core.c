@@ -5,8 +5,6 @@
  */
 #include "rec.h"
 
-#include <hccl/hccl.h>
-
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -433,21 +431,19 @@ const char *rec_take_messages(const char *fresh)
     return k ? t_returned : NULL;
 }
 
-uint32_t rec_hccl_rank_size(const void *comm)
+void *rec_quiet_enter(int fn)
+{
+    void *saved = t_base;
+    t_base = slot_base[fn];
+    return saved;
+}
+
+void rec_quiet_leave(void *saved) { t_base = saved; }
+
+bool rec_recording(void)
 {
     pthread_once(&once, init);
-    if (!comm || !__atomic_load_n(&recording, __ATOMIC_ACQUIRE)) {
-        return 0;
-    }
-    HcclResult (*get)(HcclComm, uint32_t *) = (HcclResult (*)(HcclComm, uint32_t *))rec_target(RFN_HcclGetRankSize);
-    void *saved = t_base;
-    t_base = slot_base[RFN_HcclGetRankSize]; /* what HCCL calls meanwhile is its own */
-    uint32_t n = 0;
-    if (!get || get((HcclComm)(uintptr_t)comm, &n) != HCCL_SUCCESS) {
-        n = 0;
-    }
-    t_base = saved;
-    return n;
+    return __atomic_load_n(&recording, __ATOMIC_ACQUIRE);
 }
 
 aclError rec_peek_error(void)
@@ -514,20 +510,5 @@ REC_EXPORT uint64_t aclrecordCalls(void)
     pthread_mutex_lock(&lock);
     uint64_t n = ncalls;
     pthread_mutex_unlock(&lock);
-    return n;
-}
-
-/* Every function of the header, referenced once: with -z defs, a missing
- * wrapper is a link error. Used by rec_exports(). */
-#define REC_FN_ADDR(n) (const void *)&n,
-static const void *const exported[RFN_COUNT] = {MOCK_FUNCTIONS(REC_FN_ADDR)};
-#undef REC_FN_ADDR
-
-REC_EXPORT uint64_t aclrecordExports(void)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < RFN_COUNT; i++) {
-        n += exported[i] != NULL;
-    }
     return n;
 }
