@@ -33,6 +33,10 @@ fn hccl_calls_of_two_ranks_record_with_the_mocks_keys_in_the_runtime_trace() {
     assert_eq!(names[0], "HcclCommInitAll");
     assert_eq!(names[3..], ["HcclCommDestroy", "HcclCommDestroy"]);
     assert_eq!(h[0].args.get("ndev").and_then(|v| v.as_u64()), Some(2));
+    assert_eq!(
+        h[0].args.get("devices").and_then(|v| v.as_str()),
+        Some("[0,1]")
+    );
     let mut comms = Vec::new();
     for ar in &h[1..3] {
         let s = |k: &str| ar.args.get(k).and_then(|v| v.as_str()).map(str::to_string);

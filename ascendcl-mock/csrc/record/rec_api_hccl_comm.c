@@ -95,6 +95,19 @@ REC_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm 
 {
     REC_BEGIN(HcclCommInitAll);
     ra_u64(&c, "ndev", ndev);
+    if (c.on && devices && ndev <= 4096) {
+        jbuf b;
+        jb_init(&b);
+        jb_printf(&b, "[");
+        for (uint32_t i = 0; i < ndev; i++) {
+            jb_printf(&b, "%s%d", i ? "," : "", devices[i]);
+        }
+        jb_printf(&b, "]");
+        ra_str(&c, "devices", jb_str(&b));
+        jb_free(&b);
+    } else {
+        ra_str(&c, "devices", devices ? "?" : NULL); /* as the mock's journal */
+    }
     aclError rc;
     REC_INVOKE(rc, ndev, devices, comms);
     /* the mock journals no out-value here but numbers the comms in order */
