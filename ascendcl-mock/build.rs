@@ -90,6 +90,14 @@ const SHARED_LIBRARIES: &[(&str, &str)] = &[
         "libhccl_record.so",
         "the recording shim's HCCL face: name it libhccl.so beside libascendcl_record.so",
     ),
+    (
+        "libnnopbase_record.so",
+        "the recording shim's aclnn descriptor face: name it libnnopbase.so beside libascendcl_record.so",
+    ),
+    (
+        "libopapi_record.so",
+        "the recording shim's aclnn operator face: name it libopapi.so beside libascendcl_record.so",
+    ),
 ];
 
 fn main() {
@@ -149,6 +157,15 @@ fn main() {
         &[csrc.join("record_hccl").join("hccl_record.c")],
         &["-Wl,--no-as-needed", "-l:libascendcl_record.so"],
     );
+    // Its aclnn faces, the same way: a loader opening libnnopbase.so and
+    // libopapi.so from ASCENDCL_ACLNN_DIR reaches the shim's wrappers.
+    for face in ["libnnopbase_record.so", "libopapi_record.so"] {
+        build.shared(
+            face,
+            &[csrc.join("record_aclnn").join("aclnn_record.c")],
+            &["-Wl,--no-as-needed", "-l:libascendcl_record.so"],
+        );
+    }
 
     // The aclnn libraries (csrc/ops/): nn_*.c -> libnnopbase.so, op_*.c ->
     // libopapi.so; element conversions are compiled into both.
@@ -243,6 +260,27 @@ fn build_test_programs(
         "cargo::rustc-env=ASCENDCL_RECORD_PROBE_PATH={}",
         probe.display()
     );
+    // Every operator of the shim's table called once (tests/record_ops.rs).
+    let ops_probe = out_dir.join("record_ops_probe");
+    let mut ops_cmd = compiler.to_command();
+    common_flags(&mut ops_cmd, includes)
+        .arg("-o")
+        .arg(&ops_probe)
+        .arg(
+            manifest_dir
+                .join("tests")
+                .join("c")
+                .join("record_ops_probe.c"),
+        )
+        .arg("-L")
+        .arg(out_dir)
+        .arg(format!("-Wl,-rpath,{}", out_dir.display()))
+        .args(["-l:libopapi.so", "-l:libnnopbase.so", "-l:libascendcl.so"]);
+    run(ops_cmd, "the record ops probe");
+    println!(
+        "cargo::rustc-env=ASCENDCL_RECORD_OPS_PROBE_PATH={}",
+        ops_probe.display()
+    );
 
     // Programs written the way applications use AscendCL (not for the mock),
     // recorded and replayed by tests/foreign.rs: tests/c/foreign_<name>.c
@@ -268,6 +306,10 @@ fn build_test_programs(
         if stem.starts_with("foreign_hccl") {
             // a program linked against HCCL, as C++ trainers are
             cmd.arg("-l:libhccl.so").arg("-l:libhcomm.so");
+        }
+        if stem.starts_with("foreign_ops") {
+            // a program linked against the aclnn libraries
+            cmd.arg("-l:libopapi.so").arg("-l:libnnopbase.so");
         }
         run(cmd, &stem);
         let name = stem.trim_start_matches("foreign_").to_uppercase();

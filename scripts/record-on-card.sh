@@ -3,13 +3,18 @@
 # replay (format: docs/trace-format.md; guide: docs/recording-on-a-card.md).
 #
 #   scripts/record-on-card.sh [-o TRACE] [-t LIBRARY] [--] COMMAND [ARG...]
+#   scripts/record-on-card.sh --examples [-o DIR] [-t LIBRARY]
 #
 #   -o TRACE    the trace file (default: ascendcl-trace.jsonl in the current
 #               directory; "%p" in the name becomes the process id, for
 #               programs that start several processes)
 #   -t LIBRARY  the real AscendCL library (default: libascendcl.so or
 #               libacl_rt.so of the CANN install, found like ascendcl-sys
-#               does; if none is found, the next definition in the process)
+#               does; if none is found, the script refuses with exit 3)
+#   --examples  record every example of this repository that has a golden
+#               trace (ascendcl-mock/traces/golden.tsv: the training ones
+#               too), each into DIR/<example>.jsonl (default DIR:
+#               card-traces); they replace the golden traces as they are
 #
 # Works for C, C++ and Python programs (pyACL, torch_npu: through LD_PRELOAD)
 # and for programs built on ascendcl-sys (through ASCENDCL_LIBRARY). Needs a C
@@ -18,11 +23,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-trace=ascendcl-trace.jsonl
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+trace=
 target=${ASCENDCL_RECORD_TARGET:-}
+examples=0
 while [ $# -gt 0 ]; do
     case "$1" in
+        --examples) examples=1; shift ;;
         -o) [ $# -ge 2 ] || usage; trace=$2; shift 2 ;;
         -t) [ $# -ge 2 ] || usage; target=$2; shift 2 ;;
         -h|--help) usage ;;
@@ -31,14 +38,38 @@ while [ $# -gt 0 ]; do
         *) break ;;
     esac
 done
+if [ $examples -eq 1 ]; then
+    # Every example with a golden trace, recorded by this script itself.
+    [ $# -eq 0 ] || usage
+    dir=${trace:-card-traces}
+    mkdir -p "$dir"
+    (cd "$root" && cargo build --workspace --examples) >&2
+    failed=0
+    while IFS=$'\t' read -r example _ args; do
+        argv=()
+        [ "$args" = - ] || IFS=, read -r -a argv <<<"$args"
+        echo "record-on-card: --- $example" >&2
+        "$0" -o "$dir/$example.jsonl" ${target:+-t "$target"} -- "$root/target/debug/examples/$example" \
+            ${argv[@]+"${argv[@]}"} >/dev/null || {
+            rc=$?
+            [ $rc -ne 3 ] || exit 3 # no library to record: the same for every example
+            echo "record-on-card: $example failed (exit $rc)" >&2
+            failed=1
+        }
+    done <"$root/ascendcl-mock/traces/golden.tsv"
+    echo "record-on-card: traces in $dir/; replay one here with: ascendcl trace replay $dir/EXAMPLE.jsonl -- target/debug/examples/EXAMPLE" >&2
+    exit $failed
+fi
 [ $# -gt 0 ] || usage
+trace=${trace:-ascendcl-trace.jsonl}
 
 # --- the shim -----------------------------------------------------------------
 src="$root/ascendcl-mock/csrc/record"
 build_dir=${ASCENDCL_RECORD_BUILD_DIR:-$root/target/ascendcl-record}
 shim="$build_dir/libascendcl_record.so"
 csrc="$root/ascendcl-mock/csrc"
-if [ ! -f "$shim" ] || [ ! -f "$build_dir/libhccl.so" ] || [ -n "$(find "$src" "$csrc/record_hccl" \
+if [ ! -f "$shim" ] || [ ! -f "$build_dir/libhccl.so" ] || [ ! -f "$build_dir/libopapi.so" ] ||
+    [ -n "$(find "$src" "$csrc/record_hccl" "$csrc/record_aclnn" \
         "$csrc/acl_functions.h" "$csrc/hccl_functions.h" "$csrc/json_quote.c" "$csrc/json_quote.h" \
         "$root/ascendcl-sys/include" -newer "$shim" -print -quit)" ]; then
     mkdir -p "$build_dir"
@@ -51,7 +82,14 @@ if [ ! -f "$shim" ] || [ ! -f "$build_dir/libhccl.so" ] || [ -n "$(find "$src" "
     "${CC:-cc}" -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -Wl,-z,defs \
         -Wl,-soname,libhccl_record.so -Wl,-rpath,'$ORIGIN' \
         -o "$build_dir/libhccl.so" "$csrc/record_hccl/hccl_record.c" -Wl,--no-as-needed "$shim"
-    echo "record-on-card: built $shim (and its HCCL face $build_dir/libhccl.so)" >&2
+    # Its aclnn faces, as libnnopbase.so and libopapi.so: ascendcl-sys opens
+    # the operator libraries from ASCENDCL_ACLNN_DIR, set to this directory.
+    for face in libnnopbase libopapi; do
+        "${CC:-cc}" -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -Wl,-z,defs \
+            -Wl,-soname,${face}_record.so -Wl,-rpath,'$ORIGIN' \
+            -o "$build_dir/$face.so" "$csrc/record_aclnn/aclnn_record.c" -Wl,--no-as-needed "$shim"
+    done
+    echo "record-on-card: built $shim (and its HCCL and aclnn faces beside it)" >&2
 fi
 
 # --- the real library -----------------------------------------------------------
@@ -67,12 +105,17 @@ if [ -z "$target" ]; then
         done
     done
 fi
-if [ -n "$target" ]; then
-    export ASCENDCL_RECORD_TARGET="$target"
-else
-    unset ASCENDCL_RECORD_TARGET
-    echo "record-on-card: no CANN install found; calls go to the next AscendCL library in the process" >&2
+if [ -z "$target" ]; then
+    echo "record-on-card: no CANN install found: install CANN (or set ASCEND_HOME_PATH), or name the real" \
+        "library with -t; to record calls made to the mock, use: ascendcl trace record --mock" >&2
+    exit 3
 fi
+export ASCENDCL_RECORD_TARGET="$target"
+# The operator libraries: the shim's faces for loaders that open them by
+# directory; the shim forwards to the real ones (beside the runtime library
+# unless ASCENDCL_ACLNN_DIR named them).
+export ASCENDCL_RECORD_ACLNN_DIR="${ASCENDCL_ACLNN_DIR:-$(dirname "$target")}"
+export ASCENDCL_ACLNN_DIR="$build_dir"
 
 # --- record ---------------------------------------------------------------------
 case "$trace" in /*) ;; *) trace="$PWD/$trace" ;; esac

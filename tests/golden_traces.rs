@@ -65,7 +65,13 @@ fn command(name: &str, library: &str) -> Command {
 
 /// Runs `example` under strict replay of `trace`; its output and the status.
 fn replay(name: &str, trace: &Path) -> (Output, ReplayStatus) {
-    let report = temp(&format!("{name}-report.json"));
+    // one report per (example, trace): tests replaying one example with two
+    // traces run in parallel
+    let stem = trace
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let report = temp(&format!("{name}-{stem}-report.json"));
     let _ = std::fs::remove_file(&report);
     let out = command(name, ascendcl_mock::LIBRARY_PATH)
         .env("ASCENDCL_MOCK_REPLAY", trace)
@@ -90,7 +96,7 @@ fn assert_replays(name: &str) {
     assert!(
         out.status.success() && status.is_complete(),
         "{name} does not replay its golden trace {}:\n{}\nexit: {}\nstderr:\n{}\n\
-         If the change of the calls is intended, re-record: scripts/record-golden.sh {name}",
+         If the change of the calls is intended, re-record: scripts/record-golden-traces.sh {name}",
         trace.display(),
         status.text,
         out.status,

@@ -22,9 +22,11 @@
 //! find `libascendcl.so` through their `$ORIGIN` run path, and ascendcl-sys
 //! finds them beside the runtime library. For the same reason the recording
 //! shim has a directory of its own, `record/` in there, with its HCCL face
-//! (`libhccl_record.so`) as `libhccl.so` beside it: a program loading HCCL
-//! beside the runtime library gets the shim's HCCL wrappers, not the mock's
-//! HCCL.
+//! (`libhccl_record.so`) as `libhccl.so` and its aclnn faces
+//! (`libnnopbase_record.so`, `libopapi_record.so`) as `libnnopbase.so` and
+//! `libopapi.so` beside it: a program loading HCCL or the operator libraries
+//! beside the runtime library (or from `ASCENDCL_ACLNN_DIR`) gets the shim's
+//! wrappers, not the mock's libraries.
 //!
 //! Nothing here is used unless asked for: `--mock`, `trace replay` (which
 //! always runs on the mock) and `trace record --mock`.
@@ -44,6 +46,14 @@ use ascendcl_mock::MockLibrary;
 const RECORDER: &str = "libascendcl_record.so";
 /// The shim's HCCL face, installed as `libhccl.so` beside the shim.
 const HCCL_FACE: &str = "libhccl_record.so";
+/// The shim's aclnn faces, installed as `libnnopbase.so` and `libopapi.so`.
+const NNOPBASE_FACE: &str = "libnnopbase_record.so";
+const OPAPI_FACE: &str = "libopapi_record.so";
+
+/// Whether a bundled library belongs to the shim's directory, not the mock's.
+fn is_shim_file(name: &str) -> bool {
+    [RECORDER, HCCL_FACE, NNOPBASE_FACE, OPAPI_FACE].contains(&name)
+}
 
 /// Names the cache directory: the crate version and a hash of every
 /// bundled library, so two builds never share one.
@@ -183,12 +193,13 @@ fn installed(
 /// [`BundleError`] when the cache directory cannot be written.
 pub fn mock_library() -> Result<PathBuf, BundleError> {
     installed("", "libascendcl.so", |l| {
-        (l.name != RECORDER && l.name != HCCL_FACE).then_some(l.name)
+        (!is_shim_file(l.name)).then_some(l.name)
     })
 }
 
 /// The bundled recording shim `libascendcl_record.so`, in a directory of
-/// its own with its HCCL face as `libhccl.so` (see the module docs).
+/// its own with its HCCL face as `libhccl.so` and its aclnn faces as
+/// `libnnopbase.so` and `libopapi.so` (see the module docs).
 ///
 /// # Errors
 /// [`BundleError`] when the cache directory cannot be written.
@@ -196,6 +207,8 @@ pub fn recorder() -> Result<PathBuf, BundleError> {
     installed("record", RECORDER, |l| match l.name {
         RECORDER => Some(RECORDER),
         HCCL_FACE => Some("libhccl.so"),
+        NNOPBASE_FACE => Some("libnnopbase.so"),
+        OPAPI_FACE => Some("libopapi.so"),
         _ => None,
     })
 }

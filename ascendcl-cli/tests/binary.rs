@@ -477,5 +477,20 @@ fn trace_record_puts_the_shims_hccl_face_as_libhccl_so_beside_the_shim() {
         .windows(b"libascendcl_record.so".len())
         .any(|w| w == b"libascendcl_record.so");
     assert!(needs_shim, "the face needs libascendcl_record.so");
+    // and the operator libraries, opened from ASCENDCL_ACLNN_DIR: the
+    // shim's aclnn faces
+    for name in ["libnnopbase.so", "libopapi.so"] {
+        let face = std::fs::read(record.join(name)).unwrap();
+        assert_ne!(
+            face,
+            std::fs::read(bundles[0].join(name)).unwrap(),
+            "{name}"
+        );
+        assert!(
+            face.windows(b"libascendcl_record.so".len())
+                .any(|w| w == b"libascendcl_record.so"),
+            "{name} needs libascendcl_record.so"
+        );
+    }
     let _ = std::fs::remove_dir_all(&home);
 }

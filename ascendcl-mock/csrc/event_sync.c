@@ -154,7 +154,18 @@ static aclError query_event(int fn, aclrtEvent event, void *status, enum query_k
     if (kind != Q_WAIT && complete) {
         order_host_learn(&ev->vc); /* the host saw the recorded work finish */
     }
-    replay_out_i64(&c, "status", &v);
+    if (replay_out_i64(&c, "status", &v) && kind != Q_WAIT && !complete &&
+        v == (kind == Q_OLD ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_COMPLETE)) {
+        /* strict replay: the card had finished this work, so the program
+         * goes on to read or reuse its memory; the mock finishes it first */
+        uint64_t target = ev->rec_gen, deadline = deadline_after_ms(RP_REPLAY_CATCH_UP_MS);
+        vclock done = {0};
+        vc_copy(&done, &ev->vc);
+        while (ev->recorded && ev->done_gen < target && mock_wait_until(deadline)) {
+        }
+        order_host_learn(&done);
+        vc_free(&done);
+    }
     if (kind == Q_OLD) {
         *(aclrtEventStatus *)status = (aclrtEventStatus)v;
     } else if (kind == Q_RECORDED) {

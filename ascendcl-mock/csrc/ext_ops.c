@@ -29,11 +29,38 @@ ACLMOCK_EXPORT int32_t aclmock_call_begin(aclmock_call *c, int fn)
     return call_faulted(MC(c)) ? MC(c)->fault_code : 0;
 }
 
-ACLMOCK_EXPORT void aclmock_call_start(aclmock_call *c, int fn) { call_begin(MC(c), fn); }
+/* The call of this thread started by aclmock_call_start whose arguments are
+ * not checked yet (strict replay, injected faults): the check runs at
+ * aclmock_call_check, or at the first aclmock_fail or aclmock_call_end
+ * before it, so an operator that journals its arguments first and checks
+ * them after is compared with the trace on everything it journaled. */
+static __thread aclmock_call *t_unchecked;
 
-ACLMOCK_EXPORT int32_t aclmock_call_check(aclmock_call *c) { return call_faulted(MC(c)) ? MC(c)->fault_code : 0; }
+ACLMOCK_EXPORT void aclmock_call_start(aclmock_call *c, int fn)
+{
+    call_begin(MC(c), fn);
+    t_unchecked = c;
+}
 
-ACLMOCK_EXPORT int32_t aclmock_call_end(aclmock_call *c, int32_t rc) { return call_end(MC(c), rc); }
+ACLMOCK_EXPORT int32_t aclmock_call_check(aclmock_call *c)
+{
+    if (t_unchecked == c) {
+        t_unchecked = NULL;
+        call_faulted(MC(c));
+    }
+    return MC(c)->faulted ? MC(c)->fault_code : 0;
+}
+
+ACLMOCK_EXPORT int32_t aclmock_call_end(aclmock_call *c, int32_t rc)
+{
+    if (t_unchecked == c) {
+        int32_t code = aclmock_call_check(c);
+        if (code) {
+            rc = code;
+        }
+    }
+    return call_end(MC(c), rc);
+}
 
 ACLMOCK_EXPORT void aclmock_arg_i64(aclmock_call *c, const char *key, int64_t v) { ja_i64(MC(c), key, v); }
 ACLMOCK_EXPORT void aclmock_arg_u64(aclmock_call *c, const char *key, uint64_t v) { ja_u64(MC(c), key, v); }
@@ -43,8 +70,20 @@ ACLMOCK_EXPORT void aclmock_arg_stream(aclmock_call *c, const char *key, const v
 ACLMOCK_EXPORT void aclmock_out_u64(aclmock_call *c, const char *key, uint64_t v) { jo_u64(MC(c), key, v); }
 ACLMOCK_EXPORT void aclmock_out_str(aclmock_call *c, const char *key, const char *s) { jo_str(MC(c), key, s); }
 
+ACLMOCK_EXPORT bool aclmock_replay_out_u64(aclmock_call *c, const char *key, uint64_t *v)
+{
+    return replay_out_u64(MC(c), key, v);
+}
+
 ACLMOCK_EXPORT int32_t aclmock_fail(int32_t code, const char *fmt, ...)
 {
+    if (t_unchecked) {
+        /* the replay's (or the injected fault's) status comes first */
+        int32_t first = aclmock_call_check(t_unchecked);
+        if (first) {
+            return first;
+        }
+    }
     char detail[1024];
     va_list ap;
     va_start(ap, fmt);

@@ -1,5 +1,5 @@
 /*
- * journal.c: one JSON line per ACL call (trace format version 1, documented
+ * journal.c: one JSON line per ACL call (trace format version 2, documented
  * in docs/trace-format.md and src/trace.rs), kept in a ring buffer and
  * optionally appended to the ASCENDCL_MOCK_TRACE file (after a header line);
  * per-function call counts; the call prologue/epilogue every exported
@@ -224,7 +224,7 @@ static void trace_header_locked(FILE *f)
     json_quote(lib, qlib, sizeof(qlib));
     json_quote(G.soc_name, qsoc, sizeof(qsoc));
     fprintf(f,
-            "{\"format\":\"ascendcl-trace\",\"version\":1,\"producer\":\"aclmock\",\"library\":%s,\"pid\":%ld,"
+            "{\"format\":\"ascendcl-trace\",\"version\":2,\"producer\":\"aclmock\",\"library\":%s,\"pid\":%ld,"
             "\"device_count\":%u,\"hbm_bytes\":%llu,\"soc_name\":%s}\n",
             qlib, (long)getpid(), G.device_count, (unsigned long long)G.hbm_bytes, qsoc);
 }

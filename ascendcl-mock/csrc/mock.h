@@ -448,6 +448,9 @@ void replay_end_locked(mock_call *c, aclError *rc);
  * fact (lenient). True if *v was replaced. */
 bool replay_out_i64(mock_call *c, const char *key, int64_t *v);
 bool replay_out_u64(mock_call *c, const char *key, uint64_t *v);
+/* How long a query whose recorded answer is "complete" waits for the mock's
+ * stream to finish that work too (event_sync.c, stream_api.c). */
+#define RP_REPLAY_CATCH_UP_MS 20000
 bool replay_out_f64(mock_call *c, const char *key, double *v);
 /* Recorded string out-value: true if the record has `key`; *s is then the
  * text (NULL for JSON null), valid until the next replay load or reset. */

@@ -65,8 +65,16 @@ typedef struct rp_thread {
 
 enum rp_state_kind { RP_OFF = 0, RP_REPLAYING, RP_DIVERGED, RP_ERROR };
 
-#define RP_KINDS 7 /* c s e p m h v */
+/* c s e p m h v (runtime), t k i f b l x (aclnn descriptors and executors),
+ * comm (HCCL communicators, whose numbers depend on which rank's thread
+ * initialised first) */
+#define RP_KINDS 15
+#define RP_KIND_COMM 14
 #define RP_MAX_LINE (16u << 20) /* longest trace line read, bytes */
+/* The trace format versions read (docs/trace-format.md, Versioning); the
+ * writers (journal.c, record/rec_core.c) write the newest. */
+#define RP_FORMAT_VERSION 2
+#define RP_OLDEST_FORMAT_VERSION 1
 
 typedef struct rp_state {
     int mode;  /* aclmockReplayMode */

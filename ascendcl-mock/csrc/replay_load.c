@@ -146,9 +146,15 @@ static bool check_header(const char *line, size_t len)
     bool ok = format && strcmp(format, "ascendcl-trace") == 0 && rj_u64(rj_get(&h, "version"), &version);
     if (!ok) {
         snprintf(R.error, sizeof(R.error), "not an ascendcl trace (format \"%s\")", format ? format : "?");
-    } else if (version != 1) {
-        snprintf(R.error, sizeof(R.error), "trace format version %llu is not supported (this mock reads 1)",
-                 (unsigned long long)version);
+    } else if (version > RP_FORMAT_VERSION) {
+        snprintf(R.error, sizeof(R.error),
+                 "trace format version %llu is newer than this mock, which reads versions %d to %d: update "
+                 "ascendcl-mock (or the ascendcl CLI) to replay it",
+                 (unsigned long long)version, RP_OLDEST_FORMAT_VERSION, RP_FORMAT_VERSION);
+        ok = false;
+    } else if (version < RP_OLDEST_FORMAT_VERSION) {
+        snprintf(R.error, sizeof(R.error), "trace format version %llu is not supported (this mock reads %d to %d)",
+                 (unsigned long long)version, RP_OLDEST_FORMAT_VERSION, RP_FORMAT_VERSION);
         ok = false;
     }
     free(format);

@@ -2,7 +2,7 @@
  * replay_match.c: comparing a live call with a trace record. Symbolic ids
  * (c3, s1, m2+0x40...) are compared through a bijection between the trace's
  * ids and the mock's, built from the out-values of the calls that create
- * them (and from first use); handles and addresses neither side knows
+ * them (and from first use), aclnn descriptors (t1, k2, x3...) included; handles and addresses neither side knows
  * ("?...") are equal; everything else compares as JSON text.
  */
 #include "replay.h"
@@ -19,18 +19,27 @@ typedef struct sym {
 
 static bool sym_parse(const char *raw, sym *out)
 {
-    static const char kinds[] = "csepmhv";
+    static const char kinds[] = "csepmhvtkifblx";
     if (!raw || raw[0] != '"' || !raw[1]) {
         return false;
     }
-    const char *k = strchr(kinds, raw[1]);
-    if (!k || raw[2] < '0' || raw[2] > '9') {
+    size_t letters = 1;
+    if (strncmp(raw + 1, "comm", 4) == 0) {
+        out->kind = RP_KIND_COMM;
+        letters = 4;
+    } else {
+        const char *k = strchr(kinds, raw[1]);
+        if (!k) {
+            return false;
+        }
+        out->kind = (int)(k - kinds);
+    }
+    if (raw[1 + letters] < '0' || raw[1 + letters] > '9') {
         return false;
     }
-    out->kind = (int)(k - kinds);
     char *end = NULL;
-    out->id = strtoull(raw + 2, &end, 10);
-    out->has_off = out->kind >= 4;
+    out->id = strtoull(raw + 1 + letters, &end, 10);
+    out->has_off = out->kind >= 4 && out->kind <= 6; /* m, h, v: addresses */
     out->off = 0;
     if (out->has_off) {
         if (strncmp(end, "+0x", 3) != 0) {
@@ -83,8 +92,12 @@ bool rm_same_value(const char *trace, const char *live, bool bind)
     return strcmp(trace, live) == 0;
 }
 
-/* Keys whose values differ from run to run (function pointers, OS ids). */
-static bool ignored_key(const char *key) { return strcmp(key, "fn") == 0 || strcmp(key, "threadId") == 0; }
+/* Keys whose values differ from run to run (function pointers, OS ids, the
+ * hash of an HCCL root info, which holds host addresses). */
+static bool ignored_key(const char *key)
+{
+    return strcmp(key, "fn") == 0 || strcmp(key, "threadId") == 0 || strcmp(key, "rootInfo") == 0;
+}
 
 const char *rm_first_difference(const rp_obj *trace, const rp_obj *live, bool bind)
 {

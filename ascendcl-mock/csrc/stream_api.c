@@ -265,7 +265,11 @@ ACLMOCK_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *
     if (st == ACL_STREAM_STATUS_COMPLETE) {
         order_host_learn(&s->vc);
     }
-    replay_out_i64(&c, "status", &st);
+    if (replay_out_i64(&c, "status", &st) && st == ACL_STREAM_STATUS_COMPLETE && s->completed != s->submitted) {
+        /* strict replay: the card's stream was idle; the mock's catches up */
+        stream_wait_seq(s, s->submitted, deadline_after_ms(RP_REPLAY_CATCH_UP_MS));
+        order_host_learn(&s->vc);
+    }
     *status = (aclrtStreamStatus)st;
     jo_i64(&c, "status", st);
     return call_end(&c, ACL_SUCCESS);

@@ -138,6 +138,7 @@ mod json;
 mod record;
 mod replay;
 pub mod summary;
+pub mod summary_ops;
 pub mod trace;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};

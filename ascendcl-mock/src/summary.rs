@@ -165,6 +165,8 @@ pub struct Summary {
     pub error_codes: Vec<(i32, u64, Vec<String>)>,
     /// The resources that were ever alive.
     pub resources: Vec<ResourceSeries>,
+    /// The aclnn operators and the streams they ran on.
+    pub operators: crate::summary_ops::OperatorSummary,
 }
 
 /// Follows the resources call by call.
@@ -347,6 +349,7 @@ pub fn summarize(trace: &Trace) -> Summary {
         functions,
         error_codes: codes.into_iter().map(|(c, (n, f))| (c, n, f)).collect(),
         resources: live.series.into_values().filter(|s| s.peak > 0).collect(),
+        operators: crate::summary_ops::summarize_operators(trace),
     }
 }
 
@@ -429,6 +432,7 @@ impl Summary {
                 );
             }
         }
+        out.push_str(&self.operators.to_text());
         out
     }
 
@@ -475,7 +479,7 @@ impl Summary {
             })
             .collect();
         format!(
-            "{{\"producer\":{},\"calls\":{},\"threads\":{},\"span_ns\":{},\"errors\":{},\"functions\":[{}],\"error_codes\":[{}],\"resources\":[{}]}}",
+            "{{\"producer\":{},\"calls\":{},\"threads\":{},\"span_ns\":{},\"errors\":{},\"functions\":[{}],\"error_codes\":[{}],\"resources\":[{}],{}}}",
             self.producer.as_deref().map_or("null".to_string(), quote),
             self.calls,
             self.threads,
@@ -483,7 +487,8 @@ impl Summary {
             self.errors,
             functions.join(","),
             codes.join(","),
-            resources.join(",")
+            resources.join(","),
+            self.operators.json_members()
         )
     }
 }

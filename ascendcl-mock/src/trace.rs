@@ -1,4 +1,4 @@
-//! Traces: recorded AscendCL calls, format version 1.
+//! Traces: recorded AscendCL calls, format version 2 (version 1 is read too).
 //!
 //! A trace is a JSON-lines file. The mock's journal (`ASCENDCL_MOCK_TRACE`),
 //! the recording shim (`libascendcl_record.so`, see [`crate::RECORDER_PATH`])
@@ -8,7 +8,7 @@
 //! `docs/trace-format.md`; in short:
 //!
 //! ```json
-//! {"format":"ascendcl-trace","version":1,"producer":"ascendcl-record","target":"/usr/local/Ascend/…/libascendcl.so",…}
+//! {"format":"ascendcl-trace","version":2,"producer":"ascendcl-record","target":"/usr/local/Ascend/…/libascendcl.so",…}
 //! {"seq":1,"thread":1,"fn":"aclInit","args":{"configPath":null},"out":{},"ret":0,"t_ns":5120,"dur_ns":81000}
 //! {"seq":7,"thread":1,"fn":"aclrtMalloc","args":{"size":4096,"policy":0},"out":{"devPtr":"m1+0x0"},"ret":0,"t_ns":90210,"dur_ns":2300}
 //! {"seq":9,"thread":1,"fn":"aclrtSetDevice","args":{"deviceId":99},"out":{},"ret":107001,"msg":"EE1001: …","t_ns":…,"dur_ns":…}
@@ -35,8 +35,12 @@ pub use crate::json::{Value, quote};
 
 /// The `format` of the header line.
 pub const FORMAT: &str = "ascendcl-trace";
-/// The format version this crate reads and writes.
-pub const VERSION: u64 = 1;
+/// The format version this crate writes, the newest it reads.
+pub const VERSION: u64 = 2;
+/// The oldest format version this crate reads (version 2 added the aclnn
+/// calls of the recording shim and renamed `ndims` of
+/// `aclnnReduceSumGetWorkspaceSize` to `dims`, its values).
+pub const OLDEST_VERSION: u64 = 1;
 
 /// Functions whose `ret` is data (an error code read back), not a failure.
 pub const VALUE_RETURNING: &[&str] = &["aclrtGetLastError", "aclrtPeekAtLastError"];
@@ -308,9 +312,14 @@ fn check_header(header: &Value) -> Result<(), String> {
         other => return Err(format!("not an {FORMAT} header (format {other:?})")),
     }
     match header.get("version").and_then(Value::as_u64) {
-        Some(VERSION) => Ok(()),
+        Some(v) if (OLDEST_VERSION..=VERSION).contains(&v) => Ok(()),
+        Some(v) if v > VERSION => Err(format!(
+            "trace format version {v} is newer than this reader, which reads versions \
+             {OLDEST_VERSION} to {VERSION}: update ascendcl-mock (or the ascendcl CLI) to read it"
+        )),
         other => Err(format!(
-            "trace format version {other:?} is not supported (this crate reads {VERSION})"
+            "trace format version {other:?} is not supported (this crate reads \
+             {OLDEST_VERSION} to {VERSION})"
         )),
     }
 }

@@ -326,12 +326,12 @@ fn lenient_replay_returns_only_recorded_facts() {
 }
 
 #[test]
-fn traces_of_another_version_or_no_file_are_rejected_and_fail_every_strict_call() {
+fn traces_of_a_newer_version_or_no_file_are_rejected_and_fail_every_strict_call() {
     let t = T::new();
-    let path = std::env::temp_dir().join(format!("aclmock-facts-{}-v2.jsonl", std::process::id()));
+    let path = std::env::temp_dir().join(format!("aclmock-facts-{}-v3.jsonl", std::process::id()));
     std::fs::write(
         &path,
-        r#"{"format":"ascendcl-trace","version":2,"producer":"future"}"#,
+        r#"{"format":"ascendcl-trace","version":3,"producer":"future"}"#,
     )
     .unwrap();
     assert_eq!(
@@ -340,7 +340,12 @@ fn traces_of_another_version_or_no_file_are_rejected_and_fail_every_strict_call(
     );
     let status = t.s.replay_status();
     assert_eq!(status.state, ReplayState::Error);
-    assert!(status.error.unwrap().contains("version 2 is not supported"));
+    let error = status.error.unwrap();
+    assert!(
+        error.contains("version 3 is newer than this mock, which reads versions 1 to 2")
+            && error.contains("update"),
+        "{error}"
+    );
     assert_eq!(
         t.set_device(0),
         REPLAY_DIVERGED,

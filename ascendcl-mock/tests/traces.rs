@@ -49,3 +49,25 @@ fn every_trace_in_the_repository_loads_and_summarizes() {
     }
     s.reset();
 }
+
+#[test]
+fn a_trace_of_a_newer_version_is_refused_by_the_rust_reader_saying_to_update_and_version_1_is_read()
+{
+    let newer = format!(
+        "{{\"format\":\"{FORMAT}\",\"version\":{},\"producer\":\"future\"}}\n",
+        VERSION + 1
+    );
+    let error = Trace::parse(&newer).unwrap_err().to_string();
+    assert!(
+        error.contains(&format!(
+            "version {} is newer than this reader",
+            VERSION + 1
+        )) && error.contains("update"),
+        "{error}"
+    );
+    let v1 = format!(
+        "{{\"format\":\"{FORMAT}\",\"version\":1,\"producer\":\"old\"}}\n\
+         {{\"seq\":1,\"thread\":1,\"fn\":\"aclInit\",\"args\":{{}},\"out\":{{}},\"ret\":0,\"t_ns\":0,\"dur_ns\":1}}\n"
+    );
+    assert_eq!(Trace::parse(&v1).unwrap().records.len(), 1);
+}

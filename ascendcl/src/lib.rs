@@ -169,6 +169,7 @@ mod memory;
 pub mod mock;
 pub mod ops;
 mod pending;
+pub mod profiling;
 mod queued;
 mod runtime;
 pub mod safety;

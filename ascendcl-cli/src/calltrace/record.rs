@@ -15,15 +15,17 @@
 //! target is, in order: `--target`; with `--mock`, the bundled mock; an
 //! `ASCENDCL_RECORD_TARGET` already set; an `ASCENDCL_LIBRARY` already set;
 //! the first `libascendcl.so`/`libacl_rt.so` under the CANN roots (found as
-//! ascendcl-sys finds them). Without any, the target is unset and the shim
-//! forwards to the next definition in the process (said on stderr).
+//! ascendcl-sys finds them). Without any, the command is refused with exit
+//! status 3 and a message saying to add `--mock` or install CANN.
 //!
 //! HCCL calls are recorded into the same trace: the shim exports the `Hccl*`
 //! functions (for `LD_PRELOAD`), and its directory holds its HCCL face as
 //! `libhccl.so` ([`crate::bundled::recorder`]), where ascendcl-sys looks for
-//! HCCL. The operator libraries, which ascendcl-sys also looks for beside the
-//! runtime library, are taken from the target's directory
-//! (`ASCENDCL_ACLNN_DIR`, unless set).
+//! HCCL. The operator libraries are recorded the same way: `ASCENDCL_ACLNN_DIR`
+//! names the shim's directory, whose `libnnopbase.so` and `libopapi.so` are its
+//! aclnn faces, and `ASCENDCL_RECORD_ACLNN_DIR` the real libraries' (an
+//! `ASCENDCL_ACLNN_DIR` already set, else the target's directory), where the
+//! shim forwards.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -39,7 +41,8 @@ data copied. Before sharing it, read its first line (library path, program name)
 Exit status:
   the command's own status (128 + N if signal N ended it)
   2    usage error
-  3    the bundled recording shim could not be written to its cache directory
+  3    no library to record: no CANN install found and neither --mock nor --target
+       given; or the bundled recording shim could not be written to its cache directory
   126  the command could not be executed; 127 it was not found";
 
 /// Run a command with every AscendCL call it makes recorded into a trace.
@@ -137,20 +140,31 @@ pub fn run(args: &RecordArgs) -> u8 {
             }
             eprintln!("trace record: forwarding to {} ({source})", path.display());
             command.env("ASCENDCL_RECORD_TARGET", path);
-            // ascendcl-sys looks for the operator libraries beside the runtime
-            // library, which is now the shim (in a directory of its own, whose
-            // libhccl.so is the shim's HCCL face): point it at the real one's.
+            // ascendcl-sys opens the operator libraries from ASCENDCL_ACLNN_DIR
+            // (else beside the runtime library, which is now the shim): the
+            // shim's directory, whose libnnopbase.so and libopapi.so are its
+            // aclnn faces; the shim forwards to the real ones.
             let aclnn = ascendcl_sys::aclnn::ACLNN_DIR_ENV_VAR;
-            if let (None, Some(dir)) = (env(aclnn).filter(|v| !v.is_empty()), path.parent()) {
-                command.env(aclnn, dir);
+            let real = env(aclnn)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| path.parent().map(Path::to_path_buf));
+            if let Some(real) = real {
+                command.env("ASCENDCL_RECORD_ACLNN_DIR", real);
+            }
+            if let Some(shim_dir) = shim.parent() {
+                command.env(aclnn, shim_dir);
             }
         }
         None => {
+            // Nothing to forward to: the program would run into "not exported"
+            // errors from the shim. Refuse before running it.
             eprintln!(
-                "trace record: no CANN install found; calls go to the next AscendCL library in \
-                 the process (name one with --target, or --mock)"
+                "trace record: no CANN install found and no library to record: add --mock to \
+                 record calls made to the bundled mock, install CANN (or set ASCEND_HOME_PATH), \
+                 or name the real library with --target"
             );
-            command.env_remove("ASCENDCL_RECORD_TARGET");
+            return crate::EXIT_FAILED;
         }
     }
     let preload = match env("LD_PRELOAD").filter(|v| !v.is_empty()) {

@@ -21,9 +21,12 @@ Exit status:
 /// Summarize a trace of AscendCL calls: calls, failures and time per function, live resources.
 ///
 /// Prints, for every function, its calls, failures and the total, mean, p50
-/// and p99 of its duration; the failures by return code; and the live
-/// buffers, streams, events, contexts… over the trace (peak, where the peak
-/// was first reached, the end, and a sparkline).
+/// and p99 of its duration; the failures by return code; the live buffers,
+/// streams, events, contexts… over the trace (peak, where the peak was first
+/// reached, the end, and a sparkline); per aclnn operator, the calls and the
+/// total and mean host time of each phase, the workspace bytes and the
+/// failures; and per stream, the operators launched on it and the device time
+/// measured between events recorded on it (where the trace has any).
 #[derive(Debug, Clone, Args)]
 #[command(after_help = EXIT_HELP)]
 pub struct SummaryArgs {

@@ -252,6 +252,10 @@ HM_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, 
     aclmock_arg_i64(&call_, "recvType", recvType);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
+    hm_journal_counts(&call_, "sendCounts", sendCounts, comm, 1);
+    hm_journal_counts(&call_, "sdispls", sdispls, comm, 1);
+    hm_journal_counts(&call_, "recvCounts", recvCounts, comm, 1);
+    hm_journal_counts(&call_, "rdispls", rdispls, comm, 1);
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
@@ -353,6 +357,8 @@ HM_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCountMa
     aclmock_arg_i64(&call_, "dataType", sendType);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
+    /* rank i sends sendCountMatrix[i * n + j] elements to rank j */
+    hm_journal_counts(&call_, "sendCountMatrix", sendCountMatrix, comm, hm_comm_nranks_of(comm));
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }

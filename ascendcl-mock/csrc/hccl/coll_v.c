@@ -36,6 +36,8 @@ HM_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *rec
     aclmock_arg_i64(&call_, "dataType", dataType);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
+    hm_journal_counts(&call_, "recvCounts", recvCounts, comm, 1);
+    hm_journal_counts(&call_, "recvDispls", recvDispls, comm, 1);
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
@@ -106,6 +108,8 @@ HM_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, c
     aclmock_arg_i64(&call_, "op", op);
     hm_journal_comm(&call_, comm);
     aclmock_arg_stream(&call_, "stream", stream);
+    hm_journal_counts(&call_, "sendCounts", sendCounts, comm, 1);
+    hm_journal_counts(&call_, "sendDispls", sendDispls, comm, 1);
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }

@@ -185,12 +185,35 @@ HM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t r
                                        "HcclCommInitRootInfo, or HcclCommInitAll");
 }
 
+/* "devices": the ids as "[0,1]" (null as null, "?" for more than 4096),
+ * as the recording shim writes them (record/rec_api_hccl_comm.c). */
+static void hm_journal_devices(aclmock_call *call, const int32_t *devices, uint32_t ndev)
+{
+    if (!devices || ndev > 4096) {
+        aclmock_arg_str(call, "devices", devices ? "?" : NULL);
+        return;
+    }
+    char *text = malloc(3 + (size_t)ndev * 12);
+    if (!text) {
+        aclmock_arg_str(call, "devices", "?");
+        return;
+    }
+    size_t k = (size_t)sprintf(text, "[");
+    for (uint32_t i = 0; i < ndev; i++) {
+        k += (size_t)sprintf(text + k, "%s%d", i ? "," : "", devices[i]);
+    }
+    sprintf(text + k, "]");
+    aclmock_arg_str(call, "devices", text);
+    free(text);
+}
+
 HM_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
 {
     uint64_t connect_ms, exec_ms;
     aclmock_hccl_timeouts(&connect_ms, &exec_ms);
     HM_BEGIN(HcclCommInitAll);
     aclmock_arg_u64(&call_, "ndev", ndev);
+    hm_journal_devices(&call_, devices, ndev);
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }

@@ -68,6 +68,28 @@ void hm_journal_comm(aclmock_call *call, HcclComm comm)
     aclmock_arg_str(call, "comm", buf);
 }
 
+void hm_journal_counts(aclmock_call *call, const char *key, const void *arr, HcclComm comm, uint32_t per_rank)
+{
+    if (!arr) {
+        aclmock_arg_str(call, key, NULL);
+        return;
+    }
+    uint64_t n = (uint64_t)hm_comm_nranks_of(comm) * per_rank;
+    char *text = n ? malloc(3 + (size_t)n * 21) : NULL;
+    if (!text) {
+        aclmock_arg_str(call, key, "?");
+        return;
+    }
+    const uint64_t *v = arr;
+    size_t k = (size_t)sprintf(text, "[");
+    for (uint64_t i = 0; i < n; i++) {
+        k += (size_t)sprintf(text + k, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
+    }
+    sprintf(text + k, "]");
+    aclmock_arg_str(call, key, text);
+    free(text);
+}
+
 static void job_release(void *p)
 {
     hm_job *j = p;

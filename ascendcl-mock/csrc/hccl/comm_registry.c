@@ -41,6 +41,15 @@ uint64_t hm_comm_id_of(const void *h)
     return id;
 }
 
+uint32_t hm_comm_nranks_of(const void *h)
+{
+    pthread_mutex_lock(&reg);
+    hm_comm *c = h ? find_locked(h) : NULL;
+    uint32_t n = c ? c->nranks : 0;
+    pthread_mutex_unlock(&reg);
+    return n;
+}
+
 hm_comm *hm_comm_enter(HcclComm h, HcclResult *rc)
 {
     if (!h) {

@@ -195,6 +195,8 @@ HM_INTERNAL hm_comm *hm_comm_enter(HcclComm h, HcclResult *rc);
 HM_INTERNAL void hm_comm_leave(hm_comm *c);
 /* The journal's id of a handle (0: not a communicator). */
 HM_INTERNAL uint64_t hm_comm_id_of(const void *h);
+/* The rank count of a live communicator, 0 for another handle. */
+HM_INTERNAL uint32_t hm_comm_nranks_of(const void *h);
 HM_INTERNAL void hm_comm_ref(hm_comm *c);
 HM_INTERNAL void hm_comm_unref(hm_comm *c);
 HM_INTERNAL void hm_comm_set_async(hm_comm *c, int32_t err);
@@ -265,6 +267,11 @@ HM_INTERNAL HcclResult hm_group_add(hm_comm *c, aclrtStream stream, uint32_t kin
                                     int32_t dtype, uint32_t peer);
 /* Journal fields every collective shares. */
 HM_INTERNAL void hm_journal_comm(aclmock_call *call, HcclComm comm);
+/* Journals the uint64 array `arr` of a V collective under `key`: its
+ * per_rank * nranks values as "[1,2,...]" (the recording shim writes the
+ * same); null as null, "?" when comm is not a live communicator. */
+HM_INTERNAL void hm_journal_counts(aclmock_call *call, const char *key, const void *arr, HcclComm comm,
+                                   uint32_t per_rank);
 
 /* f16/bf16 conversions (../ops/dtype.c, compiled in). */
 float mk_f16_to_f32(uint16_t h);

@@ -29,7 +29,10 @@ int32_t aclmock_call_begin(aclmock_call *c, int fn);
 int32_t aclmock_call_end(aclmock_call *c, int32_t rc);
 /* aclmock_call_begin in two steps, so a strict replay compares the call's
  * arguments: start (takes the lock, counts the call), the aclmock_arg_*
- * fields, then check (replay match, injected fault: 0 or the code). */
+ * fields, then check (replay match, injected fault: 0 or the code; asked
+ * again, the same answer). A call not checked explicitly is checked by the
+ * first aclmock_fail (which then returns the check's code, if any) or by
+ * aclmock_call_end. */
 void aclmock_call_start(aclmock_call *c, int fn);
 int32_t aclmock_call_check(aclmock_call *c);
 void aclmock_arg_i64(aclmock_call *c, const char *key, int64_t v);
@@ -39,6 +42,9 @@ void aclmock_arg_ptr(aclmock_call *c, const char *key, const void *p); /* symbol
 void aclmock_arg_stream(aclmock_call *c, const char *key, const void *stream);
 void aclmock_out_u64(aclmock_call *c, const char *key, uint64_t v);
 void aclmock_out_str(aclmock_call *c, const char *key, const char *s);
+/* Strict replay: the recorded out-value `key` of the call (a phase 1's
+ * workspaceSize); false when not replaying or the record has none. */
+bool aclmock_replay_out_u64(aclmock_call *c, const char *key, uint64_t *v);
 
 /* Records a failure of the current call (message for aclGetRecentErrMsg,
  * prefixed with the function name) and returns code. */

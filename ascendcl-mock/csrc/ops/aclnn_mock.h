@@ -168,6 +168,9 @@ typedef struct aclOpExecutor {
 
 /* Handle registry: is p a live descriptor of `kind`? */
 bool aclmocknn_is_live(const void *p, int kind);
+/* "[1,2,...]" of n values (malloc'd; NULL on host OOM): how the journal
+ * writes an int array, at its creation and where an operator takes it. */
+char *aclmocknn_int_text(const int64_t *v, uint64_t n);
 /* A new executor (counted live); NULL with a message on host OOM. */
 aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kernel, uint64_t ws_size);
 /* Adds a tensor to the executor as input and/or output; returns its slot

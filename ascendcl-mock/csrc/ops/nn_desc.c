@@ -135,7 +135,7 @@ OPS_EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDims
                                       const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclCreateTensor));
+    aclmock_call_start(&c, MK_FN(aclCreateTensor));
     char d[200];
     dims_text(d, sizeof(d), viewDims, viewDimsNum);
     aclmock_arg_str(&c, "view", d);
@@ -147,6 +147,7 @@ OPS_EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDims
     dims_text(d, sizeof(d), storageDims, storageDimsNum);
     aclmock_arg_str(&c, "storage", d);
     aclmock_arg_ptr(&c, "data", tensorData);
+    int32_t rc = aclmock_call_check(&c);
     if (rc) {
         aclmock_call_end(&c, rc);
         return NULL;
@@ -203,6 +204,9 @@ static aclnnStatus destroy_common(aclmock_call *c, int32_t fault, const void *p,
         snprintf(sym, sizeof(sym), "?%p", p);
         aclmock_arg_str(c, key, p ? sym : NULL);
     }
+    if (!fault) {
+        fault = aclmock_call_check(c); /* after the arguments: a strict replay compares them */
+    }
     if (fault) {
         return fault;
     }
@@ -220,7 +224,8 @@ static aclnnStatus destroy_common(aclmock_call *c, int32_t fault, const void *p,
 OPS_EXPORT aclnnStatus aclDestroyTensor(const aclTensor *tensor)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyTensor));
+    aclmock_call_start(&c, MK_FN(aclDestroyTensor));
+    int32_t rc = 0;
     if (!(rc = destroy_common(&c, rc, tensor, MK_TENSOR, "tensor", "tensor", 't'))) {
         aclTensor *t = (aclTensor *)(uintptr_t)tensor;
         if (t->in_list) {
@@ -238,8 +243,14 @@ OPS_EXPORT aclnnStatus aclDestroyTensor(const aclTensor *tensor)
 OPS_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType dataType)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclCreateScalar));
+    aclmock_call_start(&c, MK_FN(aclCreateScalar));
     aclmock_arg_i64(&c, "dtype", dataType);
+    if (value && mk_dtype_size(dataType)) {
+        char v[64];
+        snprintf(v, sizeof(v), "%.9g", mk_ldd(value, dataType, 0));
+        aclmock_arg_str(&c, "value", v);
+    }
+    int32_t rc = aclmock_call_check(&c);
     if (rc) {
         aclmock_call_end(&c, rc);
         return NULL;
@@ -259,9 +270,6 @@ OPS_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType dataType)
         /* the value is copied now (host memory the caller may reuse) */
         s->f = mk_ldd(value, dataType, 0);
         s->i = mk_ldi(value, dataType, 0);
-        char v[64];
-        snprintf(v, sizeof(v), "%.9g", s->f);
-        aclmock_arg_str(&c, "value", v);
         aclmock_live_add(ACLMOCK_RES_ACLNN_SCALAR, 1);
         out_handle(&c, 'k', s->id);
     }
@@ -272,7 +280,8 @@ OPS_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType dataType)
 OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyScalar));
+    aclmock_call_start(&c, MK_FN(aclDestroyScalar));
+    int32_t rc = 0;
     if (!(rc = destroy_common(&c, rc, scalar, MK_SCALAR, "scalar", "scalar", 'k'))) {
         nn_reg_del(scalar, MK_SCALAR);
         aclmock_live_add(ACLMOCK_RES_ACLNN_SCALAR, -1);
@@ -289,8 +298,14 @@ OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
     OPS_EXPORT T *fname(const elem_t *value, uint64_t size)                                                         \
     {                                                                                                               \
         aclmock_call c;                                                                                             \
-        int32_t rc = aclmock_call_begin(&c, MK_FN(fname));                                                          \
+        aclmock_call_start(&c, MK_FN(fname));                                                                       \
         aclmock_arg_u64(&c, "size", size);                                                                          \
+        if (value || !size) {                                                                                       \
+            char *text = fname##_text(value, size);                                                                 \
+            aclmock_arg_str(&c, "value", text ? text : "?");                                                        \
+            free(text);                                                                                             \
+        }                                                                                                           \
+        int32_t rc = aclmock_call_check(&c);                                                                        \
         if (rc) {                                                                                                   \
             aclmock_call_end(&c, rc);                                                                               \
             return NULL;                                                                                            \
@@ -325,7 +340,8 @@ OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
     OPS_EXPORT aclnnStatus fname(const T *array)                                                                    \
     {                                                                                                               \
         aclmock_call c;                                                                                             \
-        int32_t rc = aclmock_call_begin(&c, MK_FN(fname));                                                          \
+        aclmock_call_start(&c, MK_FN(fname));                                                                       \
+        int32_t rc = 0;                                                                                             \
         if (!(rc = destroy_common(&c, rc, array, kind, "array", "array", prefix))) {                                \
             nn_reg_del(array, kind);                                                                                \
             aclmock_live_add(ACLMOCK_RES_ACLNN_ARRAY, -1);                                                          \
@@ -334,6 +350,44 @@ OPS_EXPORT aclnnStatus aclDestroyScalar(const aclScalar *scalar)
         }                                                                                                           \
         return aclmock_call_end(&c, rc);                                                                            \
     }
+
+/* The values of an array as the journal writes them: "[1,2]" (malloc'd). */
+static char *values_text(uint64_t n, void (*put)(char *, size_t, const void *, uint64_t), const void *v, size_t each)
+{
+    size_t cap = 3 + (size_t)n * each;
+    char *t = n > (1ull << 32) ? NULL : malloc(cap);
+    if (!t) {
+        return NULL;
+    }
+    size_t k = (size_t)snprintf(t, cap, "[");
+    for (uint64_t i = 0; i < n; i++) {
+        if (i) {
+            t[k++] = ',';
+        }
+        put(t + k, cap - k, v, i);
+        k += strlen(t + k);
+    }
+    snprintf(t + k, cap - k, "]");
+    return t;
+}
+
+static void put_int(char *o, size_t cap, const void *v, uint64_t i)
+{
+    snprintf(o, cap, "%lld", (long long)((const int64_t *)v)[i]);
+}
+static void put_float(char *o, size_t cap, const void *v, uint64_t i)
+{
+    snprintf(o, cap, "%.9g", (double)((const float *)v)[i]);
+}
+static void put_bool(char *o, size_t cap, const void *v, uint64_t i)
+{
+    snprintf(o, cap, "%s", ((const bool *)v)[i] ? "true" : "false");
+}
+
+OPS_EXPORT char *aclmocknn_int_text(const int64_t *v, uint64_t n) { return values_text(n, put_int, v, 22); }
+static char *aclCreateIntArray_text(const int64_t *v, uint64_t n) { return aclmocknn_int_text(v, n); }
+static char *aclCreateFloatArray_text(const float *v, uint64_t n) { return values_text(n, put_float, v, 18); }
+static char *aclCreateBoolArray_text(const bool *v, uint64_t n) { return values_text(n, put_bool, v, 7); }
 
 ARRAY_CREATE(aclIntArray, aclCreateIntArray, MK_INT_ARRAY, int64_t, 'i')
 ARRAY_CREATE(aclFloatArray, aclCreateFloatArray, MK_FLOAT_ARRAY, float, 'f')
@@ -347,8 +401,27 @@ ARRAY_DESTROY(aclBoolArray, aclDestroyBoolArray, MK_BOOL_ARRAY, 'b')
 OPS_EXPORT aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclCreateTensorList));
+    aclmock_call_start(&c, MK_FN(aclCreateTensorList));
     aclmock_arg_u64(&c, "size", size);
+    if (value || !size) {
+        char *text = size > (1ull << 24) ? NULL : malloc(3 + (size_t)size * 24);
+        if (text) {
+            size_t k = (size_t)sprintf(text, "[");
+            for (uint64_t i = 0; i < size; i++) {
+                if (!value[i]) {
+                    k += (size_t)sprintf(text + k, "%snull", i ? "," : "");
+                } else if (aclmocknn_is_live(value[i], MK_TENSOR)) {
+                    k += (size_t)sprintf(text + k, "%st%llu", i ? "," : "", (unsigned long long)value[i]->id);
+                } else {
+                    k += (size_t)sprintf(text + k, "%s?%p", i ? "," : "", (const void *)value[i]);
+                }
+            }
+            sprintf(text + k, "]");
+        }
+        aclmock_arg_str(&c, "tensors", text ? text : "?");
+        free(text);
+    }
+    int32_t rc = aclmock_call_check(&c);
     if (rc) {
         aclmock_call_end(&c, rc);
         return NULL;
@@ -398,7 +471,8 @@ OPS_EXPORT aclTensorList *aclCreateTensorList(const aclTensor *const *value, uin
 OPS_EXPORT aclnnStatus aclDestroyTensorList(const aclTensorList *array)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyTensorList));
+    aclmock_call_start(&c, MK_FN(aclDestroyTensorList));
+    int32_t rc = 0;
     if (!(rc = destroy_common(&c, rc, array, MK_TENSOR_LIST, "tensor list", "array", 'l'))) {
         for (uint64_t i = 0; i < array->n; i++) {
             tensor_free(array->v[i]);

@@ -42,6 +42,19 @@ static void arg_exec(aclmock_call *c, const aclOpExecutor *e)
     }
 }
 
+/* The "tensor" argument of the re-pointing functions. */
+static void arg_tensor(aclmock_call *c, const aclTensor *t)
+{
+    char sym[32];
+    if (t && aclmocknn_is_live(t, MK_TENSOR)) {
+        snprintf(sym, sizeof(sym), "t%llu", (unsigned long long)t->id);
+        aclmock_arg_str(c, "tensor", sym);
+    } else {
+        snprintf(sym, sizeof(sym), "?%p", (const void *)t);
+        aclmock_arg_str(c, "tensor", t ? sym : NULL);
+    }
+}
+
 OPS_EXPORT aclOpExecutor *aclmocknn_executor_new(const char *op, mk_kernel kernel, uint64_t ws_size)
 {
     aclOpExecutor *e = calloc(1, sizeof(*e));
@@ -230,6 +243,9 @@ OPS_EXPORT aclnnStatus aclmocknn_executor_launch(aclmock_call *c, int32_t fault,
     aclmock_arg_u64(c, "workspaceSize", ws_size);
     arg_exec(c, e);
     aclmock_arg_stream(c, "stream", stream);
+    if (!fault) {
+        fault = aclmock_call_check(c); /* after the arguments: a strict replay compares them */
+    }
     if (fault) {
         /* consumed like a failed run (see the rules above) */
         if (e && aclmocknn_is_live(e, MK_EXECUTOR) && !e->repeatable) {
@@ -283,8 +299,9 @@ static aclnnStatus exec_arg(const aclOpExecutor *e)
 OPS_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclSetAclOpExecutorRepeatable));
+    aclmock_call_start(&c, MK_FN(aclSetAclOpExecutorRepeatable));
     arg_exec(&c, executor);
+    int32_t rc = aclmock_call_check(&c);
     if (!rc && !(rc = exec_arg(executor))) {
         executor->repeatable = true;
     }
@@ -294,8 +311,9 @@ OPS_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
 OPS_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclDestroyAclOpExecutor));
+    aclmock_call_start(&c, MK_FN(aclDestroyAclOpExecutor));
     arg_exec(&c, executor);
+    int32_t rc = aclmock_call_check(&c);
     if (!rc && !(rc = exec_arg(executor))) {
         executor_free(executor);
     }
@@ -313,10 +331,12 @@ OPS_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
 static aclnnStatus set_addr(int fn, aclOpExecutor *e, size_t index, aclTensor *tensor, void *addr)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, fn);
+    aclmock_call_start(&c, fn);
     arg_exec(&c, e);
     aclmock_arg_u64(&c, "index", index);
+    arg_tensor(&c, tensor);
     aclmock_arg_ptr(&c, "addr", addr);
+    int32_t rc = aclmock_call_check(&c);
     if (rc) {
         return aclmock_call_end(&c, rc);
     }
@@ -376,8 +396,9 @@ OPS_EXPORT aclnnStatus AclSetTensorAddr(aclOpExecutor *executor, const size_t in
 OPS_EXPORT aclnnStatus aclnnInit(const char *configPath)
 {
     aclmock_call c;
-    int32_t rc = aclmock_call_begin(&c, MK_FN(aclnnInit));
+    aclmock_call_start(&c, MK_FN(aclnnInit));
     aclmock_arg_str(&c, "configPath", configPath);
+    int32_t rc = aclmock_call_check(&c);
     return aclmock_call_end(&c, rc);
 }
 

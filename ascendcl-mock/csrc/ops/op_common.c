@@ -35,11 +35,28 @@ void ph1_begin(ph1 *p, int fn, const char *op)
 {
     p->op = op;
     p->e = NULL;
-    p->rc = aclmock_call_begin(&p->c, fn);
+    p->rc = 0;
+    p->checked = false;
+    /* checked after the arguments are journaled (ph1_ok), so a strict
+     * replay compares them */
+    aclmock_call_start(&p->c, fn);
+}
+
+bool ph1_ok(ph1 *p)
+{
+    if (!p->checked) {
+        p->checked = true;
+        int32_t code = aclmock_call_check(&p->c);
+        if (code && !p->rc) {
+            p->rc = code;
+        }
+    }
+    return !p->rc;
 }
 
 aclnnStatus ph1_end(ph1 *p, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
+    ph1_ok(p);
     if (!p->rc && !workspaceSize) {
         p->rc = aclmock_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize is null", p->op);
     }
@@ -55,6 +72,11 @@ aclnnStatus ph1_end(ph1 *p, uint64_t *workspaceSize, aclOpExecutor **executor)
     if (p->rc) {
         aclmocknn_executor_drop(p->e);
         return aclmock_call_end(&p->c, p->rc);
+    }
+    uint64_t recorded;
+    if (aclmock_replay_out_u64(&p->c, "workspaceSize", &recorded)) {
+        /* strict replay: the recorded size, which phase 2 then checks */
+        p->e->ws_size = recorded;
     }
     *workspaceSize = p->e->ws_size;
     *executor = p->e;
@@ -106,17 +128,20 @@ void ph1_arg_f64(ph1 *p, const char *key, double v)
 
 void ph1_arg_ints(ph1 *p, const char *key, const aclIntArray *a)
 {
-    char txt[300];
     if (!a) {
         aclmock_arg_str(&p->c, key, NULL);
         return;
     }
     if (!aclmocknn_is_live(a, MK_INT_ARRAY)) {
+        char txt[48];
         snprintf(txt, sizeof(txt), "?%p", (const void *)a);
-    } else {
-        shape_text(txt, sizeof(txt), a->v, a->n > 8 ? 8 : (uint32_t)a->n);
+        aclmock_arg_str(&p->c, key, txt);
+        return;
     }
-    aclmock_arg_str(&p->c, key, txt);
+    /* every value, as aclCreateIntArray journals them (nn_desc.c) */
+    char *txt = aclmocknn_int_text(a->v, a->n);
+    aclmock_arg_str(&p->c, key, txt ? txt : "?");
+    free(txt);
 }
 
 void ph1_arg_bools(ph1 *p, const char *key, const aclBoolArray *a)
@@ -162,7 +187,7 @@ bool need_bools(ph1 *p, const aclBoolArray *a, const char *name)
 
 bool check_len(ph1 *p, const aclIntArray *a, const char *name, uint64_t n1, int64_t n2)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     if (a->n == n1 || (n2 >= 0 && a->n == (uint64_t)n2)) {
@@ -192,7 +217,7 @@ void mk_index_misuse(const char *fmt, ...)
 
 bool invalid(ph1 *p, const char *fmt, ...)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     char detail[900];
@@ -206,7 +231,7 @@ bool invalid(ph1 *p, const char *fmt, ...)
 
 bool need_ptr(ph1 *p, const void *v, const char *name)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     if (!v) {
@@ -227,7 +252,7 @@ bool need_tensor(ph1 *p, const aclTensor *t, const char *name)
     return true;
 }
 
-bool opt_tensor(ph1 *p, const aclTensor *t, const char *name) { return !t ? !p->rc : need_tensor(p, t, name); }
+bool opt_tensor(ph1 *p, const aclTensor *t, const char *name) { return !t ? ph1_ok(p) : need_tensor(p, t, name); }
 
 bool need_scalar(ph1 *p, const aclScalar *s, const char *name)
 {
@@ -242,7 +267,7 @@ bool need_scalar(ph1 *p, const aclScalar *s, const char *name)
 
 bool check_dtype(ph1 *p, const aclTensor *t, const char *name, const int32_t *allowed)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     for (const int32_t *a = allowed; *a >= 0; a++) {
@@ -262,7 +287,7 @@ bool check_dtype(ph1 *p, const aclTensor *t, const char *name, const int32_t *al
 
 bool check_same_dtype(ph1 *p, const aclTensor *a, const char *an, const aclTensor *b, const char *bn)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     if (a->v.dtype != b->v.dtype) {
@@ -274,7 +299,7 @@ bool check_same_dtype(ph1 *p, const aclTensor *a, const char *an, const aclTenso
 
 bool check_shape(ph1 *p, const aclTensor *t, const char *name, const int64_t *dims, uint32_t nd)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     bool same = t->v.ndim == nd;
@@ -292,7 +317,7 @@ bool check_shape(ph1 *p, const aclTensor *t, const char *name, const int64_t *di
 
 bool check_ndim(ph1 *p, const aclTensor *t, const char *name, uint32_t lo, uint32_t hi)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     if (t->v.ndim < lo || t->v.ndim > hi) {
@@ -323,7 +348,7 @@ bool bcast(const mk_view *a, const mk_view *b, int64_t *out, uint32_t *nd)
 
 bool check_bcast_to(ph1 *p, const aclTensor *t, const char *name, const int64_t *dims, uint32_t nd)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     bool ok = t->v.ndim <= nd;
@@ -342,7 +367,7 @@ bool check_bcast_to(ph1 *p, const aclTensor *t, const char *name, const int64_t 
 
 bool make_exec(ph1 *p, mk_kernel k, uint64_t ws)
 {
-    if (p->rc) {
+    if (!ph1_ok(p)) {
         return false;
     }
     p->e = aclmocknn_executor_new(p->op, k, ws);

@@ -71,7 +71,7 @@ OPS_EXPORT aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, con
     ph1 p;
     ph1_begin(&p, MK_FN(aclnnReduceSumGetWorkspaceSize), "aclnnReduceSum");
     ph1_arg_tensor(&p, "self", self);
-    ph1_arg_i64(&p, "ndims", dims && aclmocknn_is_live(dims, MK_INT_ARRAY) ? (int64_t)dims->n : -1);
+    ph1_arg_ints(&p, "dims", dims);
     ph1_arg_i64(&p, "keepDims", keepDims);
     ph1_arg_i64(&p, "dtype", dtype);
     ph1_arg_tensor(&p, "out", out);

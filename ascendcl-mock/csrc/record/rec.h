@@ -42,14 +42,28 @@
 #include "../acl_functions.h"
 #include "../hccl_functions.h"
 #include "aclrecord.h"
+#include "rec_ops_table.h"
 #include "json_quote.h"
 
 #define REC_EXPORT __attribute__((visibility("default")))
 
+/* The descriptor and executor functions of libnnopbase.so the shim wraps
+ * (rec_api_nn_desc.c, rec_api_nn_exec.c); the operators are rec_ops_table.h. */
+#define REC_NN_FUNCTIONS(X)                                                                                        \
+    X(aclCreateTensor) X(aclDestroyTensor) X(aclCreateScalar) X(aclDestroyScalar) X(aclCreateIntArray)             \
+    X(aclDestroyIntArray) X(aclCreateFloatArray) X(aclDestroyFloatArray) X(aclCreateBoolArray)                     \
+    X(aclDestroyBoolArray) X(aclCreateTensorList) X(aclDestroyTensorList) X(aclSetAclOpExecutorRepeatable)         \
+    X(aclDestroyAclOpExecutor) X(aclSetInputTensorAddr) X(aclSetOutputTensorAddr) X(aclSetTensorAddr)              \
+    X(AclSetInputTensorAddr) X(AclSetOutputTensorAddr) X(AclSetTensorAddr) X(aclnnInit) X(aclnnFinalize)
+
 enum rec_fn {
 #define REC_FN_ENUM(n) RFN_##n,
+#define REC_OP_ENUM(Name, ...) RFN_aclnn##Name##GetWorkspaceSize, RFN_aclnn##Name,
     MOCK_FUNCTIONS(REC_FN_ENUM)
     MOCK_HCCL_FUNCTIONS(REC_FN_ENUM)
+    REC_NN_FUNCTIONS(REC_FN_ENUM)
+    REC_OPS(REC_OP_ENUM)
+#undef REC_OP_ENUM
 #undef REC_FN_ENUM
     RFN_COUNT
 };
@@ -57,9 +71,12 @@ extern const char *const rec_fn_names[RFN_COUNT];
 /* The first HCCL function: from here on, functions of libhccl.so/libhcomm.so
  * (rec_hccl_target.c resolves them, rec_api_hccl_*.c wrap them). */
 #define RFN_HCCL_FIRST RFN_HcclGetRootInfo
+/* The first aclnn function: from here on, functions of libnnopbase.so and
+ * the op-API libraries (rec_nn_target.c resolves them). */
+#define RFN_NN_FIRST RFN_aclCreateTensor
 
 /* Kinds of symbolic ids, in the order of their letters "csepmhv". */
-enum rec_kind { K_CTX = 0, K_STREAM, K_EVENT, K_PHYS, K_DEV, K_HOST, K_VA, K_COUNT };
+enum rec_kind { K_CTX = 0, K_STREAM, K_EVENT, K_PHYS, K_DEV, K_HOST, K_VA, K_NN, K_COUNT };
 
 typedef struct rec_call {
     int fn;
@@ -96,10 +113,30 @@ aclError rec_missing(rec_call *c);
 const char *rec_take_messages(const char *fresh);
 /* The code of the latest failure on this thread (aclrtPeekAtLastError). */
 aclError rec_peek_error(void);
+/* A call of the real function fn the shim makes itself, outside any
+ * recorded call and without its lock: what the library calls meanwhile is
+ * not recorded. Returns what rec_quiet_leave takes. */
+void *rec_quiet_enter(int fn);
+void rec_quiet_leave(void *saved);
+/* Whether a trace is being written. */
+bool rec_recording(void);
 
 /* -------------------------------------------------------------- rec_syms.c */
 
 void syms_reset_locked(void);
+
+/* aclnn descriptors and executors: one numbering for all of them, as the
+ * mock's (csrc/ops/nn_desc.c); the letter (t, k, i, f, b, l, x) is the
+ * caller's. rec_nn_new gives h the next id, rec_nn_find its id or 0. */
+uint64_t rec_nn_new(const void *h);
+uint64_t rec_nn_find(const void *h);
+/* Forgets the values the shim keeps of arrays (rec_api_nn_desc.c). */
+void rec_nn_reset_locked(void);
+
+/* ------------------------------------------------------- rec_nn_target.c */
+
+/* The aclnn libraries' definition of `name` (under the resolver lock). */
+void *rec_nn_lookup_locked(const char *name, const char *runtime_target, void *self_base);
 
 /* ------------------------------------------------------ rec_hccl_target.c */
 

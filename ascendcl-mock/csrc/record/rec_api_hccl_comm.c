@@ -8,12 +8,43 @@
 #include "rec.h"
 
 #include <hccl/hccl.h>
+#include <stdio.h>
+
+/* A root info's bytes as "fnv1a64:<16 hex digits>": enough to tell which
+ * ranks of a recording joined which root, nothing of its contents (host
+ * addresses). It differs from run to run: replay ignores it. */
+static void rootinfo_hash(char *out, size_t cap, const HcclRootInfo *r)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const unsigned char *b = (const unsigned char *)r;
+    for (size_t i = 0; i < sizeof(*r); i++) {
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    }
+    snprintf(out, cap, "fnv1a64:%016llx", (unsigned long long)h);
+}
+
+static void ra_rootinfo(rec_call *c, const HcclRootInfo *r)
+{
+    if (!c->on) {
+        return;
+    }
+    char text[40];
+    if (r) {
+        rootinfo_hash(text, sizeof(text), r);
+    }
+    ra_str(c, "rootInfo", r ? text : NULL);
+}
 
 REC_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
 {
     REC_BEGIN(HcclGetRootInfo);
     aclError rc;
     REC_INVOKE(rc, rootInfo);
+    if (c.on && rc == HCCL_SUCCESS && rootInfo) {
+        char text[40];
+        rootinfo_hash(text, sizeof(text), rootInfo);
+        ro_str(&c, "rootInfo", text);
+    }
     return (HcclResult)REC_END(rc);
 }
 
@@ -23,6 +54,7 @@ REC_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *
     REC_BEGIN(HcclCommInitRootInfo);
     ra_u64(&c, "nRanks", nRanks);
     ra_u64(&c, "rank", rank);
+    ra_rootinfo(&c, rootInfo);
     aclError rc;
     REC_INVOKE(rc, nRanks, rootInfo, rank, comm);
     if (rc == HCCL_SUCCESS && comm) {
@@ -37,6 +69,7 @@ REC_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRoot
     REC_BEGIN(HcclCommInitRootInfoConfig);
     ra_u64(&c, "nRanks", nRanks);
     ra_u64(&c, "rank", rank);
+    ra_rootinfo(&c, rootInfo);
     aclError rc;
     REC_INVOKE(rc, nRanks, rootInfo, rank, config, comm);
     if (rc == HCCL_SUCCESS && comm) {
@@ -62,6 +95,19 @@ REC_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm 
 {
     REC_BEGIN(HcclCommInitAll);
     ra_u64(&c, "ndev", ndev);
+    if (c.on && devices && ndev <= 4096) {
+        jbuf b;
+        jb_init(&b);
+        jb_printf(&b, "[");
+        for (uint32_t i = 0; i < ndev; i++) {
+            jb_printf(&b, "%s%d", i ? "," : "", devices[i]);
+        }
+        jb_printf(&b, "]");
+        ra_str(&c, "devices", jb_str(&b));
+        jb_free(&b);
+    } else {
+        ra_str(&c, "devices", devices ? "?" : NULL); /* as the mock's journal */
+    }
     aclError rc;
     REC_INVOKE(rc, ndev, devices, comms);
     /* the mock journals no out-value here but numbers the comms in order */

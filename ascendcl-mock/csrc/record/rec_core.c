@@ -17,8 +17,12 @@
 
 const char *const rec_fn_names[RFN_COUNT] = {
 #define REC_FN_NAME(n) #n,
+#define REC_OP_NAME(Name, ...) "aclnn" #Name "GetWorkspaceSize", "aclnn" #Name,
     MOCK_FUNCTIONS(REC_FN_NAME)
     MOCK_HCCL_FUNCTIONS(REC_FN_NAME)
+    REC_NN_FUNCTIONS(REC_FN_NAME)
+    REC_OPS(REC_OP_NAME)
+#undef REC_OP_NAME
 #undef REC_FN_NAME
 };
 
@@ -37,6 +41,7 @@ static uint64_t seq, ncalls, gen = 1, next_tid;
 
 static __thread uint64_t t_gen, t_tid;
 static __thread void *t_base; /* object of the function this thread forwards to */
+static __thread int t_in_nn;  /* forwarding an aclnn call: what the op libraries call is theirs */
 static __thread char t_pending[4096];
 static __thread size_t t_pending_len;
 static __thread char t_returned[8192];
@@ -144,8 +149,9 @@ void *rec_target(int fn)
     pthread_once(&once, init);
     pthread_mutex_lock(&resolver);
     if (!slot_state[fn]) {
-        void *p = fn >= RFN_HCCL_FIRST ? rec_hccl_lookup_locked(rec_fn_names[fn], target_path, self_base)
-                                       : lookup_locked(rec_fn_names[fn]);
+        void *p = fn >= RFN_NN_FIRST     ? rec_nn_lookup_locked(rec_fn_names[fn], target_path, self_base)
+                  : fn >= RFN_HCCL_FIRST ? rec_hccl_lookup_locked(rec_fn_names[fn], target_path, self_base)
+                                         : lookup_locked(rec_fn_names[fn]);
         if (p && object_base(p) == self_base) {
             if (!warned[fn]) {
                 fprintf(stderr, "ascendcl-record: %s resolves to the recorder itself; set ASCENDCL_RECORD_TARGET\n",
@@ -267,7 +273,7 @@ static bool open_trace_locked(bool truncate)
     clock_gettime(CLOCK_REALTIME, &wall);
     char header[9200];
     int n = snprintf(header, sizeof(header),
-                     "{\"format\":\"ascendcl-trace\",\"version\":1,\"producer\":\"ascendcl-record\",\"target\":%s,"
+                     "{\"format\":\"ascendcl-trace\",\"version\":2,\"producer\":\"ascendcl-record\",\"target\":%s,"
                      "\"pid\":%ld,\"program\":%s,\"started_unix_ms\":%lld}\n",
                      qtarget, (long)getpid(), qprogram,
                      (long long)wall.tv_sec * 1000LL + (long long)(wall.tv_nsec / 1000000L));
@@ -296,6 +302,9 @@ bool rec_begin(rec_call *c, int fn, void *caller)
     if (t_base && object_base(caller) == t_base) {
         return false; /* the real library calling itself while serving a call */
     }
+    if (t_in_nn) {
+        return false; /* an operator library calling the runtime or its descriptors */
+    }
     if (!__atomic_load_n(&recording, __ATOMIC_ACQUIRE)) {
         return false;
     }
@@ -315,6 +324,9 @@ bool rec_begin(rec_call *c, int fn, void *caller)
 void rec_invoke(rec_call *c, void *real)
 {
     t_base = real ? slot_base[c->fn] : NULL;
+    if (c->fn >= RFN_NN_FIRST) {
+        t_in_nn++;
+    }
     pthread_mutex_unlock(&lock);
     c->t0 = now_ns();
 }
@@ -339,6 +351,9 @@ static void add_pending(const char *text)
 void rec_returned(rec_call *c, aclError rc)
 {
     c->t1 = now_ns();
+    if (c->fn >= RFN_NN_FIRST && t_in_nn > 0) {
+        t_in_nn--;
+    }
     bool data = c->fn == RFN_aclrtGetLastError || c->fn == RFN_aclrtPeekAtLastError;
     if (rc != ACL_SUCCESS && !data && !c->msg.len) {
         /* Read the failure's text now (the program reads it later from us). */
@@ -382,10 +397,14 @@ aclError rec_missing(rec_call *c)
     pthread_mutex_lock(&resolver);
     bool first = !warned[c->fn];
     warned[c->fn] = true;
-    bool hccl = c->fn >= RFN_HCCL_FIRST;
+    bool nn = c->fn >= RFN_NN_FIRST;
+    bool hccl = !nn && c->fn >= RFN_HCCL_FIRST;
     snprintf(text, sizeof(text), "ascendcl-record: %s is not exported by %s; returning %s", rec_fn_names[c->fn],
-             hccl ? "the HCCL library" : target_path[0] ? target_path : "the next AscendCL library",
-             hccl ? "HCCL_E_NOT_SUPPORT" : "ACL_ERROR_API_NOT_SUPPORT");
+             nn     ? "the aclnn libraries (libnnopbase.so, libopapi*.so)"
+             : hccl ? "the HCCL library"
+             : target_path[0] ? target_path
+                              : "the next AscendCL library",
+             nn ? "ACLNN_ERR_INNER_FIND_KERNEL_ERROR" : hccl ? "HCCL_E_NOT_SUPPORT" : "ACL_ERROR_API_NOT_SUPPORT");
     pthread_mutex_unlock(&resolver);
     if (first) {
         fprintf(stderr, "%s\n", text);
@@ -394,7 +413,7 @@ aclError rec_missing(rec_call *c)
     if (c->on) {
         jb_quote(&c->msg, text);
     }
-    return hccl ? 5 /* HCCL_E_NOT_SUPPORT */ : ACL_ERROR_API_NOT_SUPPORT;
+    return nn ? 561003 /* ACLNN_ERR_INNER_FIND_KERNEL_ERROR */ : hccl ? 5 /* HCCL_E_NOT_SUPPORT */ : ACL_ERROR_API_NOT_SUPPORT;
 }
 
 const char *rec_take_messages(const char *fresh)
@@ -410,6 +429,21 @@ const char *rec_take_messages(const char *fresh)
     t_pending_len = 0;
     t_pending[0] = '\0';
     return k ? t_returned : NULL;
+}
+
+void *rec_quiet_enter(int fn)
+{
+    void *saved = t_base;
+    t_base = slot_base[fn];
+    return saved;
+}
+
+void rec_quiet_leave(void *saved) { t_base = saved; }
+
+bool rec_recording(void)
+{
+    pthread_once(&once, init);
+    return __atomic_load_n(&recording, __ATOMIC_ACQUIRE);
 }
 
 aclError rec_peek_error(void)
@@ -476,20 +510,5 @@ REC_EXPORT uint64_t aclrecordCalls(void)
     pthread_mutex_lock(&lock);
     uint64_t n = ncalls;
     pthread_mutex_unlock(&lock);
-    return n;
-}
-
-/* Every function of the header, referenced once: with -z defs, a missing
- * wrapper is a link error. Used by rec_exports(). */
-#define REC_FN_ADDR(n) (const void *)&n,
-static const void *const exported[RFN_COUNT] = {MOCK_FUNCTIONS(REC_FN_ADDR)};
-#undef REC_FN_ADDR
-
-REC_EXPORT uint64_t aclrecordExports(void)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < RFN_COUNT; i++) {
-        n += exported[i] != NULL;
-    }
     return n;
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v'};
+static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v', 'n'};
 
 /* ------------------------------------------------------------- handles */
 
@@ -100,6 +100,14 @@ static uint64_t handle_id(uintptr_t h, int kind)
     return e ? e->id : handle_new(h, kind);
 }
 
+uint64_t rec_nn_new(const void *h) { return h ? handle_new((uintptr_t)h, K_NN) : 0; }
+
+uint64_t rec_nn_find(const void *h)
+{
+    handle *e = h ? handle_find((uintptr_t)h, K_NN) : NULL;
+    return e ? e->id : 0;
+}
+
 /* ------------------------------------------------------------- memory */
 
 typedef struct block {
@@ -121,6 +129,7 @@ void syms_reset_locked(void)
     nhandles = caphandles = nblocks = capblocks = 0;
     memset(next_id, 0, sizeof(next_id));
     rec_comm_reset_locked();
+    rec_nn_reset_locked();
 }
 
 /* Index of the last block with base <= a, or -1. */
