@@ -24,6 +24,97 @@
 //! * errors carry the aclnn status, its name, the `aclGetRecentErrMsg` text
 //!   and a hint, like runtime errors ([`AclError`](crate::AclError)).
 //!
+//! # Operator index
+//!
+//! Each wrapper is the CANN operator named beside it (phase 1 is
+//! `aclnn<Name>GetWorkspaceSize`, phase 2 `aclnn<Name>`; the declarations cite CANN's headers in
+//! `ascendcl-sys/include/aclnn/aclnn.h`). Where CANN's operator differs from
+//! PyTorch's, the wrapper's docs say how.
+//!
+//! | wrapper | CANN operator |
+//! |---|---|
+//! | [`adaptive_avg_pool2d`] | `aclnnAdaptiveAvgPool2d` |
+//! | [`adaptive_avg_pool2d_backward`] | `aclnnAdaptiveAvgPool2dBackward` |
+//! | [`add`] | `aclnnAdd` |
+//! | [`addmm`] | `aclnnAddmm` |
+//! | [`adds`] | `aclnnAdds` |
+//! | [`amax`] | `aclnnAmax` |
+//! | [`apply_adam_w_v2`] | `aclnnApplyAdamWV2` |
+//! | [`argmax`] | `aclnnArgMax` |
+//! | [`batch_matmul`] | `aclnnBatchMatMul` |
+//! | [`batch_norm`] | `aclnnBatchNorm` |
+//! | [`batch_norm_backward`] | `aclnnBatchNormBackward` |
+//! | [`cast`] | `aclnnCast` |
+//! | [`cat`] | `aclnnCat` |
+//! | [`clamp`] | `aclnnClamp` |
+//! | [`convolution`] | `aclnnConvolution` |
+//! | [`convolution_backward`] | `aclnnConvolutionBackward` |
+//! | [`convolution_transposed`] | `aclnnConvolution` |
+//! | [`convolution_transposed_backward`] | `aclnnConvolutionBackward` |
+//! | [`div`] | `aclnnDiv` |
+//! | [`dropout_backward`] | `aclnnDropoutBackward` |
+//! | [`dropout_do_mask`] | `aclnnDropoutDoMask` |
+//! | [`dropout_gen_mask`] | `aclnnDropoutGenMask` |
+//! | [`dropout_gen_mask_v2`] | `aclnnDropoutGenMaskV2` |
+//! | [`embedding`] | `aclnnEmbedding` |
+//! | [`embedding_dense_backward`] | `aclnnEmbeddingDenseBackward` |
+//! | [`exp`] | `aclnnExp` |
+//! | [`flash_attention_score`] | `aclnnFlashAttentionScore` |
+//! | [`flash_attention_score_grad`] | `aclnnFlashAttentionScoreGrad` |
+//! | [`gelu`] | `aclnnGelu` |
+//! | [`gelu_backward`] | `aclnnGeluBackward` |
+//! | [`gelu_backward_v2`] | `aclnnGeluBackwardV2` |
+//! | [`gelu_v2`] | `aclnnGeluV2` |
+//! | [`inplace_add`] | `aclnnInplaceAdd` |
+//! | [`inplace_addmm`] | `aclnnInplaceAddmm` |
+//! | [`inplace_copy`] | `aclnnInplaceCopy` |
+//! | [`inplace_fill_scalar`] | `aclnnInplaceFillScalar` |
+//! | [`inplace_masked_fill_scalar`] | `aclnnInplaceMaskedFillScalar` |
+//! | [`inplace_masked_fill_tensor`] | `aclnnInplaceMaskedFillTensor` |
+//! | [`inplace_muls`] | `aclnnInplaceMuls` |
+//! | [`inplace_sub`] | `aclnnInplaceSub` |
+//! | [`inplace_zero`] | `aclnnInplaceZero` |
+//! | [`isfinite`] | `aclnnIsFinite` |
+//! | [`layer_norm`] | `aclnnLayerNorm` |
+//! | [`layer_norm_backward`] | `aclnnLayerNormBackward` |
+//! | [`log`] | `aclnnLog` |
+//! | [`log_softmax`] | `aclnnLogSoftmax` |
+//! | [`log_softmax_backward`] | `aclnnLogSoftmaxBackward` |
+//! | [`matmul`] | `aclnnMatmul` |
+//! | [`max_dim`] | `aclnnMaxDim` |
+//! | [`max_pool2d_with_indices`] | `aclnnMaxPool2dWithIndices` |
+//! | [`max_pool2d_with_indices_backward`] | `aclnnMaxPool2dWithIndicesBackward` |
+//! | [`mean`] | `aclnnMean` |
+//! | [`mm`] | `aclnnMm` |
+//! | [`mul`] | `aclnnMul` |
+//! | [`muls`] | `aclnnMuls` |
+//! | [`neg`] | `aclnnNeg` |
+//! | [`nll_loss`] | `aclnnNLLLoss` |
+//! | [`nll_loss_backward`] | `aclnnNLLLossBackward` |
+//! | [`permute`] | `aclnnPermute` |
+//! | [`pow_tensor_scalar`] | `aclnnPowTensorScalar` |
+//! | [`reduce_sum`] | `aclnnReduceSum` |
+//! | [`relu`] | `aclnnRelu` |
+//! | [`rsqrt`] | `aclnnRsqrt` |
+//! | [`s_where`] | `aclnnSWhere` |
+//! | [`sigmoid`] | `aclnnSigmoid` |
+//! | [`sigmoid_backward`] | `aclnnSigmoidBackward` |
+//! | [`silu`] | `aclnnSilu` |
+//! | [`silu_backward`] | `aclnnSiluBackward` |
+//! | [`softmax`] | `aclnnSoftmax` |
+//! | [`softmax_backward`] | `aclnnSoftmaxBackward` |
+//! | [`split_tensor`] | `aclnnSplitTensor` |
+//! | [`split_with_size`] | `aclnnSplitWithSize` |
+//! | [`sqrt`] | `aclnnSqrt` |
+//! | [`sub`] | `aclnnSub` |
+//! | [`tanh`] | `aclnnTanh` |
+//! | [`tanh_backward`] | `aclnnTanhBackward` |
+//! | [`threshold_backward`] | `aclnnThresholdBackward` |
+//! | [`upsample_bicubic2d`] | `aclnnUpsampleBicubic2d` |
+//! | [`upsample_bicubic2d_backward`] | `aclnnUpsampleBicubic2dBackward` |
+//! | [`upsample_bilinear2d`] | `aclnnUpsampleBilinear2d` |
+//! | [`dropout_mask_len`] | (the mask length `dropout_gen_mask` needs; no call) |
+//!
 //! The libraries (`libnnopbase.so`, the op-API libraries) are loaded on the
 //! first operator, next to the runtime library (see [`ascendcl_sys::aclnn`](mod@ascendcl_sys::aclnn)).
 //!
