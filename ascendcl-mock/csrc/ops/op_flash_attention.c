@@ -428,16 +428,24 @@ OPS_EXPORT aclnnStatus aclnnFlashAttentionScoreGetWorkspaceSize(
     ph1_arg_tensor(&p, "query", query);
     ph1_arg_tensor(&p, "key", key);
     ph1_arg_tensor(&p, "value", value);
+    /* every parameter, so a strict replay checks each (the recording shim
+     * writes them all, csrc/record/rec_ops_table.h) */
+    ph1_arg_tensor(&p, "realShiftOptional", realShiftOptional);
+    ph1_arg_tensor(&p, "dropMaskOptional", dropMaskOptional);
+    ph1_arg_tensor(&p, "paddingMaskOptional", paddingMaskOptional);
     ph1_arg_tensor(&p, "attenMaskOptional", attenMaskOptional);
+    ph1_arg_ints(&p, "prefixOptional", prefixOptional);
     ph1_arg_f64(&p, "scaleValue", scaleValue);
     ph1_arg_f64(&p, "keepProb", keepProb);
     ph1_arg_i64(&p, "preTokens", preTokens);
     ph1_arg_i64(&p, "nextTokens", nextTokens);
     ph1_arg_i64(&p, "headNum", headNum);
+    aclmock_arg_str(&p.c, "inputLayout", inputLayout);
     ph1_arg_i64(&p, "innerPrecise", innerPrecise);
     ph1_arg_i64(&p, "sparseMode", sparseMode);
     ph1_arg_tensor(&p, "softmaxMaxOut", softmaxMaxOut);
     ph1_arg_tensor(&p, "softmaxSumOut", softmaxSumOut);
+    ph1_arg_tensor(&p, "softmaxOutOut", softmaxOutOut);
     ph1_arg_tensor(&p, "attentionOutOut", attentionOutOut);
     fa_geom g;
     /* not null: query, key, value, inputLayout, softmaxMaxOut, softmaxSumOut, attentionOutOut

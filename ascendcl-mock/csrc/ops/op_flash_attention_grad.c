@@ -155,20 +155,29 @@ OPS_EXPORT aclnnStatus aclnnFlashAttentionScoreGradGetWorkspaceSize(
     ph1_arg_tensor(&p, "keyIn", keyIn);
     ph1_arg_tensor(&p, "value", value);
     ph1_arg_tensor(&p, "dy", dy);
+    /* every parameter, so a strict replay checks each (the recording shim
+     * writes them all, csrc/record/rec_ops_table.h) */
+    ph1_arg_tensor(&p, "pseShiftOptional", pseShiftOptional);
+    ph1_arg_tensor(&p, "dropMaskOptional", dropMaskOptional);
+    ph1_arg_tensor(&p, "paddingMaskOptional", paddingMaskOptional);
     ph1_arg_tensor(&p, "attenMaskOptional", attenMaskOptional);
     ph1_arg_tensor(&p, "softmaxMaxOptional", softmaxMaxOptional);
     ph1_arg_tensor(&p, "softmaxSumOptional", softmaxSumOptional);
+    ph1_arg_tensor(&p, "softmaxInOptional", softmaxInOptional);
     ph1_arg_tensor(&p, "attentionInOptional", attentionInOptional);
+    ph1_arg_ints(&p, "prefixOptional", prefixOptional);
     ph1_arg_f64(&p, "scaleValue", scaleValue);
     ph1_arg_f64(&p, "keepProb", keepProb);
     ph1_arg_i64(&p, "preTokens", preTokens);
     ph1_arg_i64(&p, "nextTokens", nextTokens);
     ph1_arg_i64(&p, "headNum", headNum);
+    aclmock_arg_str(&p.c, "inputLayout", inputLayout);
     ph1_arg_i64(&p, "innerPrecise", innerPrecise);
     ph1_arg_i64(&p, "sparseMode", sparseMode);
     ph1_arg_tensor(&p, "dqOut", dqOut);
     ph1_arg_tensor(&p, "dkOut", dkOut);
     ph1_arg_tensor(&p, "dvOut", dvOut);
+    ph1_arg_tensor(&p, "dpseOut", dpseOut);
     fa_geom g;
     /* not null: query, keyIn, value, dy, attentionInOptional, dqOut, dkOut, dvOut (grad.cpp:1199-1208) */
     if (need_tensor(&p, query, "query") && need_tensor(&p, keyIn, "keyIn") && need_tensor(&p, value, "value") &&

@@ -157,7 +157,7 @@ OPS_EXPORT aclnnStatus aclnnSplitTensorGetWorkspaceSize(const aclTensor *self, u
     ph1 p;
     ph1_begin(&p, MK_FN(aclnnSplitTensorGetWorkspaceSize), "aclnnSplitTensor");
     ph1_arg_tensor(&p, "self", self);
-    ph1_arg_i64(&p, "splitSections", (int64_t)splitSections);
+    aclmock_arg_u64(&p.c, "splitSections", splitSections);
     ph1_arg_i64(&p, "dim", dim);
     ph1_arg_list(&p, "out", out);
     uint32_t d = 0;

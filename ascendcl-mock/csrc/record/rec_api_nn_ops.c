@@ -20,24 +20,35 @@
 #define RN_TYPE_S const aclScalar *
 #define RN_TYPE_IA const aclIntArray *
 #define RN_TYPE_BA const aclBoolArray *
+#define RN_TYPE_TL const aclTensorList *
+#define RN_TYPE_TLO aclTensorList *
 #define RN_TYPE_I8 int8_t
 #define RN_TYPE_I32 int
 #define RN_TYPE_I64 int64_t
+#define RN_TYPE_U64 uint64_t
 #define RN_TYPE_B bool
 #define RN_TYPE_DT aclDataType
 #define RN_TYPE_F64 double
+#define RN_TYPE_F32 float
+#define RN_TYPE_STR char *
 
 #define RN_REC_T(n) ra_nn(&c, #n, 't', n)
 #define RN_REC_TO(n) ra_nn(&c, #n, 't', n)
 #define RN_REC_S(n) ra_nn(&c, #n, 'k', n)
 #define RN_REC_IA(n) ra_nn_values(&c, #n, 'i', n)
 #define RN_REC_BA(n) ra_nn_values(&c, #n, 'b', n)
+#define RN_REC_TL(n) ra_nn(&c, #n, 'l', n)
+#define RN_REC_TLO(n) ra_nn(&c, #n, 'l', n)
 #define RN_REC_I8(n) ra_i64(&c, #n, n)
 #define RN_REC_I32(n) ra_i64(&c, #n, n)
 #define RN_REC_I64(n) ra_i64(&c, #n, n)
+#define RN_REC_U64(n) ra_u64(&c, #n, n)
 #define RN_REC_B(n) ra_i64(&c, #n, n)
 #define RN_REC_DT(n) ra_i64(&c, #n, n)
 #define RN_REC_F64(n) rn_f64(&c, #n, n)
+/* a float as the mock's journal writes it: promoted to double */
+#define RN_REC_F32(n) rn_f64(&c, #n, (double)n)
+#define RN_REC_STR(n) ra_str(&c, #n, n)
 
 static void rn_f64(rec_call *c, const char *key, double v)
 {

@@ -15,10 +15,14 @@
  *   S  const aclScalar *      "k<N>"
  *   IA const aclIntArray *    its values, "[1,2]"
  *   BA const aclBoolArray *   its values, "[true,false]"
- *   I8 int8_t, I32 int, I64 int64_t, B bool, DT aclDataType: a number
- *   F64 double                "%.17g" as a string
+ *   TL const aclTensorList *  "l<N>" (null: null)
+ *   TLO aclTensorList *       "l<N>"
+ *   I8 int8_t, I32 int, I64 int64_t, U64 uint64_t, B bool, DT aclDataType:
+ *                             a number
+ *   F64 double, F32 float     "%.17g" (of the value as a double) as a string
+ *   STR char *                the string (null: null)
  * A wrong kind is a compile error (the header declares every function), and
- * the test record_ops_keys checks every line against the mock's journal.
+ * tests/record_ops.rs checks every line against the mock's journal.
  *
  * To add an operator: append one line here (and its two names to
  * ../ops_functions.h, as for the mock).
@@ -99,6 +103,38 @@
     OP(PowTensorScalar, (T, self), (S, exponent), (T, out))                                                         \
     OP(Clamp, (T, self), (S, clipValueMin), (S, clipValueMax), (TO, out))                                           \
     OP(IsFinite, (T, self), (TO, out))                                                                              \
+    OP(FlashAttentionScore, (T, query), (T, key), (T, value), (T, realShiftOptional), (T, dropMaskOptional),        \
+       (T, paddingMaskOptional), (T, attenMaskOptional), (IA, prefixOptional), (F64, scaleValue), (F64, keepProb),  \
+       (I64, preTokens), (I64, nextTokens), (I64, headNum), (STR, inputLayout), (I64, innerPrecise),                \
+       (I64, sparseMode), (T, softmaxMaxOut), (T, softmaxSumOut), (T, softmaxOutOut), (T, attentionOutOut))         \
+    OP(FlashAttentionScoreGrad, (T, query), (T, keyIn), (T, value), (T, dy), (T, pseShiftOptional),                 \
+       (T, dropMaskOptional), (T, paddingMaskOptional), (T, attenMaskOptional), (T, softmaxMaxOptional),            \
+       (T, softmaxSumOptional), (T, softmaxInOptional), (T, attentionInOptional), (IA, prefixOptional),             \
+       (F64, scaleValue), (F64, keepProb), (I64, preTokens), (I64, nextTokens), (I64, headNum),                     \
+       (STR, inputLayout), (I64, innerPrecise), (I64, sparseMode), (T, dqOut), (T, dkOut), (T, dvOut),              \
+       (T, dpseOut))                                                                                                \
+    OP(Gelu, (T, self), (TO, out))                                                                                  \
+    OP(GeluBackward, (T, gradOutput), (T, self), (T, gradInput))                                                    \
+    OP(GeluV2, (T, x), (I64, approximate), (TO, y))                                                                 \
+    OP(GeluBackwardV2, (T, gradOutput), (T, self), (STR, approximate), (TO, gradInput))                             \
+    OP(Embedding, (T, weight), (T, indices), (T, out))                                                              \
+    OP(EmbeddingDenseBackward, (T, grad), (T, indices), (U64, numWeights), (U64, paddingIdx),                       \
+       (B, scaleGradByFreq), (T, out))                                                                              \
+    OP(BatchMatMul, (T, self), (T, mat2), (TO, out), (I8, cubeMathType))                                            \
+    OP(Permute, (T, self), (IA, dims), (TO, out))                                                                   \
+    OP(ApplyAdamWV2, (TO, varRef), (TO, mRef), (TO, vRef), (TO, maxGradNormOptionalRef), (T, grad), (T, step),      \
+       (F32, lr), (F32, beta1), (F32, beta2), (F32, weightDecay), (F32, eps), (B, amsgrad), (B, maximize))          \
+    OP(Cat, (TL, tensors), (I64, dim), (TO, out))                                                                   \
+    OP(SplitTensor, (T, self), (U64, splitSections), (I64, dim), (TLO, out))                                        \
+    OP(SplitWithSize, (T, self), (IA, splitSize), (I64, dim), (TLO, out))                                           \
+    OP(MaxDim, (T, self), (I64, dim), (B, keepdim), (TO, out), (TO, indices))                                       \
+    OP(SWhere, (T, condition), (T, self), (T, other), (TO, out))                                                    \
+    OP(InplaceMaskedFillScalar, (TO, selfRef), (T, mask), (S, value))                                               \
+    OP(InplaceMaskedFillTensor, (TO, selfRef), (T, mask), (T, value))                                               \
+    OP(DropoutGenMask, (IA, shape), (F64, prob), (I64, seed), (I64, offset), (TO, out))                             \
+    OP(DropoutGenMaskV2, (IA, shape), (F64, prob), (I64, seed), (I64, offset), (DT, probDataType), (TO, out))       \
+    OP(DropoutDoMask, (T, self), (T, mask), (F64, prob), (TO, out))                                                 \
+    OP(DropoutBackward, (T, gradOutput), (T, mask), (F64, scale), (TO, out))                                        \
     /* append new operators above this line */
 
 #endif /* ACLRECORD_OPS_TABLE_H */
