@@ -2,8 +2,10 @@
 //! side by side in one process, printing JSON (one object per row).
 //!
 //! Each row alternates `--rounds` blocks of `--chunk` raw launches and
-//! `--chunk` safe launches (queue drained, untimed, between blocks), so both
-//! sides see the same machine state, and reports the median µs per launch of
+//! `--chunk` safe launches, each timed while a host function holds the stream
+//! (so the launches are only queued: the mock's stream worker does not compete
+//! with the launching thread; the queue is drained, untimed, between blocks),
+//! so both sides see the same machine state, and reports the median µs per launch of
 //! each. On the mock it also counts the runtime calls per launch of each side
 //! from the mock's journal (a separate, untimed pass), which must be equal:
 //! the program fails if they are not (CI runs it with a small configuration).
@@ -26,7 +28,7 @@ use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 use ascendcl_benches::calls::CallCounter;
 use ascendcl_benches::raw_ops::RawOps;
-use ascendcl_benches::rows::{Row, interleave};
+use ascendcl_benches::rows::{Row, hold, interleave};
 
 fn flag(args: &[String], name: &str, default: usize) -> usize {
     args.iter()
@@ -97,6 +99,7 @@ fn run() -> ascendcl::Result<()> {
         &mut safe_copy,
         (rounds, chunk),
         &drain,
+        &|| hold(&stream),
         &counter,
     ));
 
@@ -127,6 +130,7 @@ fn run() -> ascendcl::Result<()> {
         &mut safe_relu,
         (rounds, chunk),
         &drain,
+        &|| hold(&stream),
         &counter,
     ));
 
@@ -172,6 +176,7 @@ fn run() -> ascendcl::Result<()> {
         &mut safe_conv,
         (rounds, chunk),
         &drain,
+        &|| hold(&stream),
         &counter,
     ));
 
@@ -297,6 +302,7 @@ fn rank_all_reduce(
         &mut safe,
         (rounds, chunk),
         &drain,
+        &|| hold(&stream),
         &counter,
     );
     Ok(row)

@@ -10,7 +10,7 @@ use ascendcl_examples::mlp::{BATCH, D, Task};
 use crate::calls::CallCounter;
 use crate::raw_mlp::{MlpBuffers, PARAM_LENS, TEMP_LENS};
 use crate::raw_ops::RawOps;
-use crate::rows::{Row, interleave};
+use crate::rows::{Row, hold, interleave};
 
 /// Measures the row on `stream`, the safe side's memory from `alloc`.
 pub fn measure(
@@ -112,6 +112,7 @@ pub fn measure(
         &mut safe_step,
         shape,
         &drain,
+        &|| hold(stream),
         counter,
     );
     drain();

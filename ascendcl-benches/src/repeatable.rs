@@ -10,7 +10,7 @@ use ascendcl::sys::aclOpExecutor;
 
 use crate::calls::CallCounter;
 use crate::raw_ops::RawOps;
-use crate::rows::{Row, interleave};
+use crate::rows::{Row, hold, interleave};
 
 /// Measures the row over 1-element buffers `x` and `y` on `stream`.
 pub fn measure(
@@ -64,6 +64,7 @@ pub fn measure(
         &mut safe_launch,
         shape,
         &drain,
+        &|| hold(stream),
         counter,
     );
     drain();

@@ -3,7 +3,37 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use ascendcl::Stream;
+
 use crate::calls::{CallCounter, CallsPerLaunch};
+
+/// A stream held by a host function until this is dropped: launches made
+/// meanwhile are only queued, so the timed host path does not compete with
+/// the stream's worker (on the mock it shares the mock's lock and the cores;
+/// on a card the device runs by itself).
+#[derive(Debug)]
+pub struct Held(Option<std::sync::mpsc::Sender<()>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // The host function returns once the sender is gone.
+        drop(self.0.take());
+    }
+}
+
+/// Holds `stream` (see [`Held`]).
+///
+/// # Panics
+/// If the host function cannot be launched: the bench has nothing to time.
+pub fn hold(stream: &Stream) -> Held {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    stream
+        .launch_host_fn(move || {
+            let _ = rx.recv();
+        })
+        .expect("hold the stream");
+    Held(Some(tx))
+}
 
 /// Medians (µs per launch) and calls per launch of both sides.
 #[derive(Debug, Clone)]
@@ -85,8 +115,9 @@ pub fn table(rows: &[Row]) -> String {
 }
 
 /// Alternates `rounds` blocks of `chunk` raw and `chunk` safe launches (the
-/// side that goes first alternating too),
-/// each block timed from an empty queue (`drain` between blocks, untimed),
+/// side that goes first alternating too), each timed while `hold` holds the
+/// stream (so from an empty queue, with the worker idle), `drain` between
+/// blocks untimed,
 /// after a warm-up of `chunk` of each; then counts each side's calls over
 /// one more block with `counter`.
 pub fn interleave(
@@ -95,6 +126,7 @@ pub fn interleave(
     safe: &mut dyn FnMut(),
     (rounds, chunk): (usize, usize),
     drain: &dyn Fn(),
+    hold: &dyn Fn() -> Held,
     counter: &CallCounter,
 ) -> Row {
     let chunk = chunk.max(1);
@@ -105,9 +137,11 @@ pub fn interleave(
     drain();
     let (mut r, mut s) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
     let block = |op: &mut dyn FnMut(), times: &mut Vec<f64>| {
+        let held = hold();
         let start = Instant::now();
         (0..chunk).for_each(|_| op());
         times.push(start.elapsed().as_secs_f64() * 1e6 / chunk as f64);
+        drop(held);
         drain();
     };
     // Which side goes first alternates, so neither always follows a drain

@@ -111,8 +111,8 @@ mod tests {
 
     fn view(shape: &[i64], strides: &[i64]) -> Layout {
         Layout {
-            shape: shape.to_vec(),
-            strides: strides.to_vec(),
+            shape: crate::ops::tensor::Dims::from_slice(shape),
+            strides: crate::ops::tensor::Dims::from_slice(strides),
             offset: 0,
         }
     }

@@ -116,33 +116,26 @@ impl Repeatable {
                 self.op
             )));
         }
-        let read_slots: Vec<&Slot> = self
-            .slots
-            .iter()
-            .filter(|s| s.kind == SlotKind::Input)
-            .collect();
-        let write_slots: Vec<&Slot> = self
-            .slots
-            .iter()
-            .filter(|s| s.kind != SlotKind::Input)
-            .collect();
-        if reads.len() != read_slots.len() || writes.len() != write_slots.len() {
+        let read_slots = || self.slots.iter().filter(|s| s.kind == SlotKind::Input);
+        let write_slots = || self.slots.iter().filter(|s| s.kind != SlotKind::Input);
+        let (read_count, write_count) = (read_slots().count(), write_slots().count());
+        if reads.len() != read_count || writes.len() != write_count {
             return Err(Error::invalid(format!(
                 "aclnn{} was prepared with {} read and {} written tensors, not {} and {}",
                 self.op,
-                read_slots.len(),
-                write_slots.len(),
+                read_count,
+                write_count,
                 reads.len(),
                 writes.len()
             )));
         }
         let mut read_storage: Vec<Storage<'a>> = Vec::with_capacity(reads.len());
         let mut write_storage: Vec<Storage<'a>> = Vec::with_capacity(writes.len());
-        for (slot, t) in read_slots.iter().zip(reads) {
+        for (slot, t) in read_slots().zip(reads) {
             self.check(slot, t.dtype, &t.layout)?;
             read_storage.push(t.storage);
         }
-        for (slot, t) in write_slots.iter().zip(&writes) {
+        for (slot, t) in write_slots().zip(&writes) {
             self.check(slot, t.dtype, &t.layout)?;
             write_storage.push(t.storage);
         }

@@ -26,11 +26,73 @@ pub(crate) struct Storage<'a> {
     pub(crate) tracker: &'a UseTracker,
 }
 
+/// Up to [`MAX_DIMS`] extents or strides, inline: a view is built on every
+/// operator call, and its layout costs no heap allocation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dims {
+    len: u8,
+    values: [i64; MAX_DIMS],
+}
+
+impl Dims {
+    /// `values`, which the caller has checked to be at most [`MAX_DIMS`].
+    pub(crate) fn from_slice(values: &[i64]) -> Dims {
+        let mut dims = Dims {
+            len: 0,
+            values: [0; MAX_DIMS],
+        };
+        for &v in values.iter().take(MAX_DIMS) {
+            dims.values[dims.len as usize] = v;
+            dims.len += 1;
+        }
+        dims
+    }
+}
+
+impl FromIterator<i64> for Dims {
+    /// Keeps the first [`MAX_DIMS`] values (callers check the count first).
+    fn from_iter<I: IntoIterator<Item = i64>>(iter: I) -> Dims {
+        let mut dims = Dims::from_slice(&[]);
+        for v in iter.into_iter().take(MAX_DIMS) {
+            dims.values[dims.len as usize] = v;
+            dims.len += 1;
+        }
+        dims
+    }
+}
+
+impl std::ops::Deref for Dims {
+    type Target = [i64];
+    fn deref(&self) -> &[i64] {
+        &self.values[..self.len as usize]
+    }
+}
+
+impl std::ops::DerefMut for Dims {
+    fn deref_mut(&mut self) -> &mut [i64] {
+        &mut self.values[..self.len as usize]
+    }
+}
+
+impl<'a> IntoIterator for &'a Dims {
+    type Item = &'a i64;
+    type IntoIter = std::slice::Iter<'a, i64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for Dims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// Shape, element strides and element offset of a view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Layout {
-    pub(crate) shape: Vec<i64>,
-    pub(crate) strides: Vec<i64>,
+    pub(crate) shape: Dims,
+    pub(crate) strides: Dims,
     pub(crate) offset: i64,
 }
 

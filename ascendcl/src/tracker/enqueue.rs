@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::event::TailEvent;
 use crate::lane::QueuedAt;
 use crate::stream::Stream;
+use crate::tracker::uses::QueuedUse;
 use crate::tracker::{Access, Use, UseTracker};
 
 /// What a failed `queue` call may have left on the stream.
@@ -75,9 +76,13 @@ pub(crate) fn enqueue(
         let mut events: Vec<Arc<TailEvent>> = Vec::new();
         let mut host_waits: Vec<Use> = Vec::new();
         for (set, &(_, access)) in sets.iter().zip(&entries) {
-            for u in set.to_order_after(access, stream.inner.id) {
+            // `to_order_after` without its Vec: no allocation per launch.
+            let others = set
+                .conflicts(access)
+                .filter(|u| u.stream() != Some(stream.inner.id));
+            for u in others {
                 if !u.context().same_as(ctx) {
-                    host_waits.push(u);
+                    host_waits.push(u.clone());
                     continue;
                 }
                 match u.lane.event_to_wait_on(u.position) {
@@ -88,7 +93,7 @@ pub(crate) fn enqueue(
                         }
                     }
                     // No event can mark it: waited for on the host below.
-                    Err(_) => host_waits.push(u),
+                    Err(_) => host_waits.push(u.clone()),
                 }
             }
         }

@@ -65,7 +65,10 @@ impl<U: QueuedUse> UseSet<U> {
     }
 
     /// The conflicting uses that stream order does not already cover for an
-    /// access queued on `stream`: uses on other streams, and unmarked ones.
+    /// access queued on `stream`: uses on other streams. (The model check's
+    /// form; `enqueue` iterates `conflicts` with the same filter, allocating
+    /// nothing.)
+    #[cfg(test)]
     pub(crate) fn to_order_after(&self, access: Access, stream: u64) -> Vec<U> {
         self.conflicts(access)
             .filter(|u| u.stream() != Some(stream))
@@ -73,8 +76,8 @@ impl<U: QueuedUse> UseSet<U> {
             .collect()
     }
 
-    /// Records `new`, queued after every use [`UseSet::to_order_after`]
-    /// returned had been made to precede it (by an event wait, a host wait
+    /// Records `new`, queued after every conflicting use on another stream
+    /// had been made to precede it (by an event wait, a host wait
     /// or stream order).
     pub(crate) fn record(&mut self, access: Access, new: U) {
         match access {
