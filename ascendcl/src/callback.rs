@@ -196,6 +196,7 @@ impl Stream {
     /// # Ok::<(), ascendcl::Error>(())
     /// ```
     pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.refuse_while_capturing("a host function")?;
         let raw = self.bound()?;
         let lib = self.context().lib();
         let panics = self.inner.callback_panics.clone();

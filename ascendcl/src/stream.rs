@@ -91,6 +91,8 @@ pub(crate) struct StreamInner {
     pub(crate) callback_panics: Arc<crate::callback::PanicSlot>,
     /// The positions of tracked launches on this handle (see [`crate::lane`]).
     pub(crate) lane: Arc<Lane>,
+    /// Set while a [`Capture`](crate::graph::Capture) records this stream.
+    pub(crate) capturing: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: stream handles are identifiers ACL accepts from any thread; the
@@ -180,6 +182,7 @@ impl Stream {
                 flags,
                 callback_panics: Default::default(),
                 lane: Lane::new(ctx, raw, id),
+                capturing: Default::default(),
             }),
         }
     }
@@ -243,6 +246,22 @@ impl Stream {
         }
     }
 
+    /// Refuses what CANN forbids on a stream being captured (it would
+    /// invalidate the capture): a typed error before any FFI call.
+    pub(crate) fn refuse_while_capturing(&self, what: &str) -> Result<()> {
+        if self
+            .inner
+            .capturing
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return Err(Error::InvalidState(format!(
+                "{what} on a stream being captured is refused (CANN would invalidate the capture, \
+                 107027); launch through the Capture, or end it first"
+            )));
+        }
+        Ok(())
+    }
+
     /// Refuses a wait for this stream from one of its own host callbacks.
     fn refuse_inside_own_callback(&self) -> Result<()> {
         if crate::callback::is_running_on(self.inner.id) {
@@ -258,6 +277,7 @@ impl Stream {
     /// Waits until all work queued on the stream is done. From a host
     /// callback of this stream it fails with [`Error::WouldDeadlock`].
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_while_capturing("synchronize")?;
         self.refuse_inside_own_callback()?;
         deferred::check_parked()?;
         let raw = self.bound()?;
@@ -276,6 +296,7 @@ impl Stream {
     /// A zero timeout is an invalid argument; use [`Stream::query`] to poll.
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
         let ms = timeout_ms(timeout)?;
+        self.refuse_while_capturing("synchronize")?;
         self.refuse_inside_own_callback()?;
         deferred::check_parked()?;
         let raw = self.bound()?;
@@ -291,6 +312,7 @@ impl Stream {
 
     /// Whether all queued work is done, without waiting.
     pub fn query(&self) -> Result<bool> {
+        self.refuse_while_capturing("a query")?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
         let mut status = sys::aclrtStreamStatus::ACL_STREAM_STATUS_RESERVED;

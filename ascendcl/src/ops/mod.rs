@@ -150,15 +150,15 @@ mod norm_pool;
 mod overlap;
 mod pending;
 mod phase1;
-mod prepared;
+pub(crate) mod prepared;
 mod reduce_dims;
 mod repeatable;
 mod scalar;
 mod select;
 mod split;
-mod tensor;
+pub(crate) mod tensor;
 mod unary;
-mod workspace;
+pub(crate) mod workspace;
 
 pub use activations::{
     sigmoid, sigmoid_backward, silu, silu_backward, softmax, softmax_backward, tanh, tanh_backward,

@@ -168,6 +168,23 @@ impl<'a> Prepared<'a> {
     }
 }
 
+impl Prepared<'_> {
+    /// Takes the descriptors out (their new owner keeps them as long as the
+    /// executor that was built over them).
+    pub(crate) fn take_descriptors(&mut self) -> Descriptors {
+        std::mem::replace(
+            &mut self.descriptors,
+            Descriptors {
+                tensors: Vec::new(),
+                _scalars: Vec::new(),
+                _arrays: Vec::new(),
+                _bool_arrays: Vec::new(),
+                _lists: Vec::new(),
+            },
+        )
+    }
+}
+
 impl Drop for Prepared<'_> {
     fn drop(&mut self) {
         if self.executor.is_null() {

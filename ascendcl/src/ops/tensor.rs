@@ -320,6 +320,17 @@ impl<'a> Tensor<'a> {
         Self::strided_as(mem, shape, strides, offset, T::DTYPE)
     }
 
+    /// A contiguous view of `shape` over `storage` (memory a capture holds),
+    /// checked as [`Tensor::new`] checks.
+    pub(crate) fn over(storage: Storage<'a>, shape: &[usize], dtype: DType) -> Result<Tensor<'a>> {
+        let layout = layout(&storage, dtype, shape, &contiguous_strides(shape), 0)?;
+        Ok(Tensor {
+            storage,
+            dtype,
+            layout,
+        })
+    }
+
     /// [`Tensor::strided`] with an explicit dtype.
     pub fn strided_as<T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(
         mem: &'a S,
@@ -371,6 +382,14 @@ impl<'a> TensorMut<'a> {
             layout,
             _unique: PhantomData,
         }
+    }
+
+    /// A contiguous writable view of `shape` over `storage` (memory a
+    /// capture holds exclusively), checked as [`TensorMut::new`] checks.
+    pub(crate) fn over(storage: Storage<'a>, shape: &[usize], dtype: DType) -> Result<Self> {
+        let layout = layout(&storage, dtype, shape, &contiguous_strides(shape), 0)?;
+        super::overlap::check_output(&layout)?;
+        Ok(TensorMut::from_checked(storage, dtype, layout))
     }
 
     /// A contiguous view of `mem` written as `dtype`.

@@ -58,6 +58,7 @@ pub(crate) fn enqueue(
     queue: impl FnOnce(&'static Library, aclrtStream) -> Result<()>,
 ) -> Result<QueuedAt> {
     stream.check_trackable()?;
+    stream.refuse_while_capturing("tracked work")?;
     let ctx = stream.context();
 
     // One entry per tracker, in address order (a write wins over a read of
