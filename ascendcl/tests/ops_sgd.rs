@@ -131,3 +131,414 @@ fn every_sgd_case_matches_torch_optim_sgd_within_its_tolerance() {
         Ok(())
     });
 }
+
+/// The configurations of `sgd_step`'s docs table: the runtime calls of one
+/// first and one later step (as the table states them), and the operators
+/// each launches, in order.
+#[allow(clippy::type_complexity)]
+fn configurations() -> Vec<(
+    &'static str,
+    (usize, usize),
+    Sgd,
+    Vec<&'static str>,
+    Vec<&'static str>,
+)> {
+    let base = Sgd {
+        lr: 0.1,
+        ..Sgd::default()
+    };
+    let m = Sgd {
+        momentum: 0.9,
+        ..base
+    };
+    vec![
+        (
+            "no momentum",
+            (8, 8),
+            base,
+            vec!["aclnnInplaceAdd"],
+            vec!["aclnnInplaceAdd"],
+        ),
+        (
+            "no momentum, weight decay",
+            (18, 18),
+            Sgd {
+                weight_decay: 0.01,
+                ..base
+            },
+            vec!["aclnnAdd", "aclnnInplaceAdd"],
+            vec!["aclnnAdd", "aclnnInplaceAdd"],
+        ),
+        (
+            "momentum",
+            (14, 22),
+            m,
+            vec!["aclnnInplaceCopy", "aclnnInplaceAdd"],
+            vec!["aclnnInplaceMuls", "aclnnInplaceAdd", "aclnnInplaceAdd"],
+        ),
+        (
+            "momentum, maximize",
+            (16, 22),
+            Sgd {
+                maximize: true,
+                ..m
+            },
+            vec!["aclnnMuls", "aclnnInplaceAdd"],
+            vec!["aclnnInplaceMuls", "aclnnInplaceAdd", "aclnnInplaceAdd"],
+        ),
+        (
+            "momentum, weight decay",
+            (18, 32),
+            Sgd {
+                weight_decay: 0.01,
+                ..m
+            },
+            vec!["aclnnAdd", "aclnnInplaceAdd"],
+            vec![
+                "aclnnAdd",
+                "aclnnInplaceMuls",
+                "aclnnInplaceAdd",
+                "aclnnInplaceAdd",
+            ],
+        ),
+        (
+            "momentum, weight decay, maximize",
+            (24, 32),
+            Sgd {
+                weight_decay: 0.01,
+                maximize: true,
+                ..m
+            },
+            vec!["aclnnMuls", "aclnnInplaceAdd", "aclnnInplaceAdd"],
+            vec![
+                "aclnnSub",
+                "aclnnInplaceMuls",
+                "aclnnInplaceAdd",
+                "aclnnInplaceAdd",
+            ],
+        ),
+        (
+            "Nesterov",
+            (24, 32),
+            Sgd {
+                nesterov: true,
+                ..m
+            },
+            vec!["aclnnInplaceCopy", "aclnnAdd", "aclnnInplaceAdd"],
+            vec![
+                "aclnnInplaceMuls",
+                "aclnnInplaceAdd",
+                "aclnnAdd",
+                "aclnnInplaceAdd",
+            ],
+        ),
+        (
+            "Nesterov, weight decay",
+            (28, 40),
+            Sgd {
+                nesterov: true,
+                weight_decay: 0.01,
+                ..m
+            },
+            vec!["aclnnAdd", "aclnnAdd", "aclnnInplaceAdd"],
+            vec![
+                "aclnnAdd",
+                "aclnnInplaceMuls",
+                "aclnnInplaceAdd",
+                "aclnnInplaceAdd",
+                "aclnnInplaceAdd",
+            ],
+        ),
+        (
+            "no momentum, maximize",
+            (8, 8),
+            Sgd {
+                maximize: true,
+                ..base
+            },
+            vec!["aclnnInplaceAdd"],
+            vec!["aclnnInplaceAdd"],
+        ),
+        (
+            "no momentum, weight decay, maximize",
+            (18, 18),
+            Sgd {
+                weight_decay: 0.01,
+                maximize: true,
+                ..base
+            },
+            vec!["aclnnSub", "aclnnInplaceAdd"],
+            vec!["aclnnSub", "aclnnInplaceAdd"],
+        ),
+        (
+            "Nesterov, maximize",
+            (26, 32),
+            Sgd {
+                nesterov: true,
+                maximize: true,
+                ..m
+            },
+            vec!["aclnnMuls", "aclnnAdd", "aclnnInplaceAdd"],
+            vec![
+                "aclnnInplaceMuls",
+                "aclnnInplaceAdd",
+                "aclnnAdd",
+                "aclnnInplaceAdd",
+            ],
+        ),
+        (
+            "Nesterov, weight decay, maximize",
+            (34, 40),
+            Sgd {
+                nesterov: true,
+                weight_decay: 0.01,
+                maximize: true,
+                ..m
+            },
+            vec![
+                "aclnnMuls",
+                "aclnnInplaceAdd",
+                "aclnnAdd",
+                "aclnnInplaceAdd",
+            ],
+            vec![
+                "aclnnSub",
+                "aclnnInplaceMuls",
+                "aclnnInplaceAdd",
+                "aclnnInplaceAdd",
+                "aclnnInplaceAdd",
+            ],
+        ),
+    ]
+}
+
+/// The runtime calls of one `sgd_step` (after the same step once, so
+/// loading the operator libraries is not counted).
+fn calls_of_one_step(env: &common::Env, hyper: &Sgd, first: bool) -> ascendcl::Result<Vec<String>> {
+    let (_device, ctx) = env.device0();
+    let stream = Stream::new(&ctx)?;
+    let mut param = DeviceBuffer::from_host(&ctx, &[1.0f32, -2.0, 3.0, 0.5])?;
+    let grad = DeviceBuffer::from_host(&ctx, &[0.25f32, 1.0, -1.0, 2.0])?;
+    let mut buf = DeviceBuffer::from_host(&ctx, &[0.5f32; 4])?;
+    let mut scratch = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+    let mut calls = Vec::new();
+    for round in 0..2 {
+        env.session.clear_journal();
+        let b = TensorMut::new(&mut buf, &[4])?;
+        let b = if first {
+            MomentumBuffer::Empty(b)
+        } else {
+            MomentumBuffer::Filled(b)
+        };
+        sgd_step(
+            &stream,
+            ascendcl::ops::Workspace::none(),
+            TensorMut::new(&mut param, &[4])?,
+            &Tensor::new(&grad, &[4])?,
+            Some(b),
+            Some(TensorMut::new(&mut scratch, &[4])?),
+            hyper,
+        )?;
+        if round == 1 {
+            calls = env.calls();
+        }
+    }
+    stream.synchronize()?;
+    Ok(calls)
+}
+
+#[test]
+fn one_sgd_step_makes_the_launches_and_runtime_calls_its_docs_state() {
+    common::check(|env| {
+        for (name, (first_calls, later_calls), hyper, first_ops, later_ops) in configurations() {
+            for (first, ops, total) in [
+                (true, first_ops, first_calls),
+                (false, later_ops, later_calls),
+            ] {
+                let calls = calls_of_one_step(env, &hyper, first)?;
+                let phase2: Vec<&str> = calls
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|c| c.starts_with("aclnn") && !c.ends_with("GetWorkspaceSize"))
+                    .collect();
+                assert_eq!(phase2, ops, "{name}, first step {first}: the operators");
+                assert_eq!(
+                    calls.len(),
+                    total,
+                    "{name}, first step {first}: the runtime calls {calls:?}"
+                );
+                // each launch: a create and a destroy per tensor and scalar,
+                // phase 1 and phase 2; no event, no allocation
+                let creates = calls.iter().filter(|c| c.starts_with("aclCreate")).count();
+                let destroys = calls.iter().filter(|c| c.starts_with("aclDestroy")).count();
+                assert_eq!(creates, destroys, "{name}: every descriptor destroyed");
+                assert_eq!(
+                    calls.len(),
+                    2 * creates + 2 * ops.len(),
+                    "{name}: {calls:?}"
+                );
+            }
+        }
+        Ok(())
+    });
+}
+
+/// A refused call: what is wrong, the hyper-parameters, whether a momentum
+/// buffer is given, the scratch's shape if one is, and the words the error
+/// must contain.
+type Refused = (
+    &'static str,
+    Sgd,
+    bool,
+    Option<&'static [usize]>,
+    &'static str,
+);
+
+#[test]
+fn bad_hyper_parameters_and_missing_or_misshapen_tensors_are_refused_before_anything_is_queued() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let start = [1.0f32, -2.0, 3.0, 0.5];
+        let mut param = DeviceBuffer::from_host(&ctx, &start)?;
+        let grad = DeviceBuffer::from_host(&ctx, &[0.25f32, 1.0, -1.0, 2.0])?;
+        let mut buf = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut scratch = DeviceBuffer::<f32>::zeroed(&ctx, 6)?;
+        let m = Sgd {
+            lr: 0.1,
+            momentum: 0.9,
+            ..Sgd::default()
+        };
+        let cases: [Refused; 9] = [
+            (
+                "negative lr",
+                Sgd { lr: -0.1, ..m },
+                true,
+                None,
+                "lr is -0.1",
+            ),
+            (
+                "NaN momentum",
+                Sgd {
+                    momentum: f32::NAN,
+                    ..m
+                },
+                true,
+                None,
+                "finite",
+            ),
+            (
+                "negative momentum",
+                Sgd {
+                    momentum: -0.5,
+                    ..m
+                },
+                true,
+                None,
+                "negative",
+            ),
+            (
+                "negative weight decay",
+                Sgd {
+                    weight_decay: -1e-2,
+                    ..m
+                },
+                true,
+                Some(&[4]),
+                "negative",
+            ),
+            (
+                "Nesterov with dampening",
+                Sgd {
+                    nesterov: true,
+                    dampening: 0.1,
+                    ..m
+                },
+                true,
+                Some(&[4]),
+                "dampening 0",
+            ),
+            (
+                "Nesterov without momentum",
+                Sgd {
+                    nesterov: true,
+                    momentum: 0.0,
+                    ..m
+                },
+                false,
+                Some(&[4]),
+                "momentum above 0",
+            ),
+            (
+                "momentum without a buffer",
+                m,
+                false,
+                None,
+                "needs a momentum buffer",
+            ),
+            (
+                "weight decay without a scratch",
+                Sgd {
+                    weight_decay: 1e-2,
+                    ..m
+                },
+                true,
+                None,
+                "needs a scratch",
+            ),
+            (
+                "a scratch of another shape",
+                Sgd {
+                    weight_decay: 1e-2,
+                    ..m
+                },
+                true,
+                Some(&[2, 3]),
+                "scratch is F32 [2, 3]",
+            ),
+        ];
+        for (what, hyper, with_buffer, scratch_shape, words) in cases {
+            env.session.clear_journal();
+            let b = with_buffer
+                .then(|| TensorMut::new(&mut buf, &[4]))
+                .transpose()?
+                .map(MomentumBuffer::Filled);
+            let s = scratch_shape
+                .map(|shape| TensorMut::new(&mut scratch, shape))
+                .transpose()?;
+            let result = sgd_step(
+                &stream,
+                ascendcl::ops::Workspace::none(),
+                TensorMut::new(&mut param, &[4])?,
+                &Tensor::new(&grad, &[4])?,
+                b,
+                s,
+                &hyper,
+            );
+            match result {
+                Err(ascendcl::Error::InvalidArgument(text)) => {
+                    assert!(text.contains(words), "{what}: {text:?} lacks {words:?}")
+                }
+                other => panic!("{what}: {other:?}, not InvalidArgument"),
+            }
+            assert_eq!(env.calls(), Vec::<String>::new(), "{what}: nothing queued");
+        }
+        // a gradient of another shape
+        let short = DeviceBuffer::from_host(&ctx, &[1.0f32, 2.0])?;
+        let result = sgd_step(
+            &stream,
+            ascendcl::ops::Workspace::none(),
+            TensorMut::new(&mut param, &[4])?,
+            &Tensor::new(&short, &[2])?,
+            None,
+            None,
+            &Sgd::default(),
+        );
+        assert!(
+            matches!(&result, Err(ascendcl::Error::InvalidArgument(t)) if t.contains("gradient is F32 [2]")),
+            "{result:?}"
+        );
+        assert_eq!(param.to_vec()?, start, "the parameter is untouched");
+        Ok(())
+    });
+}

@@ -122,23 +122,26 @@ pub enum MomentumBuffer<'a> {
 ///
 /// # Launches and runtime calls
 ///
-/// Each operator is one launch, and a launch makes `2 + 2·tensors`
-/// runtime calls (create and destroy each tensor descriptor, phase 1 and
-/// phase 2; counted from the mock's journal by `tests/ops_sgd.rs`, with a
-/// workspace of [`Workspace::none`]):
+/// Each operator is one launch, and a launch makes `2 + 2·n` runtime calls
+/// for its `n` tensor and scalar arguments (create and destroy each
+/// descriptor, phase 1 and phase 2; no event and, with
+/// [`Workspace::none`], no allocation). Counted from the mock's journal by
+/// `tests/ops_sgd.rs`, per step:
 ///
 /// | configuration | first step | later steps |
 /// |---|---|---|
-/// | no momentum | 1 launch, 6 calls | the same |
-/// | no momentum, weight decay | 2 launches, 14 calls | the same |
-/// | momentum | 2 launches, 12 calls | 3 launches, 16 calls |
-/// | momentum, maximize | 2 launches, 12 calls | 3 launches, 16 calls |
-/// | momentum, weight decay | 2 launches, 14 calls | 4 launches, 24 calls |
-/// | momentum, weight decay, maximize | 3 launches, 18 calls | 4 launches, 24 calls |
-/// | Nesterov | 3 launches, 20 calls | 4 launches, 24 calls |
-/// | Nesterov, weight decay | 4 launches, 22 calls | 5 launches, 30 calls |
+/// | no momentum (maximize or not) | 1 launch, 8 calls | the same |
+/// | no momentum, weight decay (maximize or not) | 2 launches, 18 calls | the same |
+/// | momentum | 2 launches, 14 calls | 3 launches, 22 calls |
+/// | momentum, maximize | 2 launches, 16 calls | 3 launches, 22 calls |
+/// | momentum, weight decay | 2 launches, 18 calls | 4 launches, 32 calls |
+/// | momentum, weight decay, maximize | 3 launches, 24 calls | 4 launches, 32 calls |
+/// | Nesterov | 3 launches, 24 calls | 4 launches, 32 calls |
+/// | Nesterov, maximize | 3 launches, 26 calls | 4 launches, 32 calls |
+/// | Nesterov, weight decay | 3 launches, 28 calls | 5 launches, 40 calls |
+/// | Nesterov, weight decay, maximize | 4 launches, 34 calls | 5 launches, 40 calls |
 ///
-/// (A scalar is no runtime call: the wrappers build it on the host.)
+/// Dampening changes nothing here (it is a scalar either way).
 ///
 /// ```
 /// # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
