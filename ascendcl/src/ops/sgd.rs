@@ -1,6 +1,6 @@
 //! Stochastic gradient descent (`torch.optim.SGD`'s step) composed from the
 //! element-wise operators: CANN 8.5.0 has no fused SGD operator in the
-//! aclnn API this crate declares, so one step is one to four launches of
+//! aclnn API this crate declares, so one step is one to five launches of
 //! [`add`](crate::ops::add), [`sub`](crate::ops::sub), [`muls`](crate::ops::muls),
 //! [`inplace_add`](crate::ops::inplace_add), [`inplace_muls`](crate::ops::inplace_muls)
 //! and [`inplace_copy`](crate::ops::inplace_copy), queued in order on one stream.
@@ -110,8 +110,9 @@ pub enum MomentumBuffer<'a> {
 ///   (or one of the largest shape, viewed smaller) and a step allocates
 ///   nothing; its contents afterwards are unspecified;
 /// * `param`, `grad`, the buffer and `scratch` must have one shape and one
-///   dtype (f32, f16 or bf16: each operator rounds to the dtype, unlike a
-///   fused kernel computing in f32). The views cannot overlap (the buffer
+///   dtype (f32, checked against PyTorch; f16 and bf16 go through the same
+///   operators, each rounding to the dtype, unlike a fused kernel computing
+///   in f32). The views cannot overlap (the buffer
 ///   and `scratch` are mutable views, `grad` a shared one of other memory);
 /// * every operator's workspace comes from `workspace`.
 ///
@@ -126,7 +127,7 @@ pub enum MomentumBuffer<'a> {
 /// for its `n` tensor and scalar arguments (create and destroy each
 /// descriptor, phase 1 and phase 2; no event and, with
 /// [`Workspace::none`], no allocation). Counted from the mock's journal by
-/// `tests/ops_sgd.rs`, per step:
+/// `tests/ops_sgd_calls.rs`, per step:
 ///
 /// | configuration | first step | later steps |
 /// |---|---|---|
