@@ -113,6 +113,7 @@
 //! | [`upsample_bicubic2d`] | `aclnnUpsampleBicubic2d` |
 //! | [`upsample_bicubic2d_backward`] | `aclnnUpsampleBicubic2dBackward` |
 //! | [`upsample_bilinear2d`] | `aclnnUpsampleBilinear2d` |
+//! | [`sgd_step`] | none: `aclnnAdd`, `aclnnSub`, `aclnnMuls`, `aclnnInplaceAdd`, `aclnnInplaceMuls`, `aclnnInplaceCopy` in order |
 //! | [`dropout_mask_len`] | (the mask length `dropout_gen_mask` needs; no call) |
 //!
 //! The libraries (`libnnopbase.so`, the op-API libraries) are loaded on the
@@ -217,3 +218,6 @@ pub use dropout::{
 pub use max_dim::max_dim;
 pub use select::{inplace_masked_fill_scalar, inplace_masked_fill_tensor, s_where};
 pub use split::{split_tensor, split_with_size};
+// SGD, composed from the element-wise operators
+mod sgd;
+pub use sgd::{MomentumBuffer, Sgd, sgd_step};

@@ -431,6 +431,21 @@ impl<'a> TensorMut<'a> {
     }
 
     view_common!();
+
+    /// This view again, for the length of a `&mut` borrow of it (a
+    /// composite step launching several operators on one tensor).
+    pub(crate) fn reborrow(&mut self) -> TensorMut<'_> {
+        TensorMut::from_checked(self.storage, self.dtype, self.layout.clone())
+    }
+
+    /// This view read-only, for the length of a shared borrow of it.
+    pub(crate) fn as_tensor(&self) -> Tensor<'_> {
+        Tensor {
+            storage: self.storage,
+            dtype: self.dtype,
+            layout: self.layout.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Tensor<'_> {

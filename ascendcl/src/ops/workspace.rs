@@ -45,6 +45,17 @@ impl<'w> Workspace<'w> {
             source: Source::Buffer(buffer),
         }
     }
+
+    /// The same source for one more launch (a composite step such as
+    /// [`sgd_step`](crate::ops::sgd_step) launches several operators).
+    pub(crate) fn reborrow(&mut self) -> Workspace<'_> {
+        let source = match &mut self.source {
+            Source::None => Source::None,
+            Source::Allocator(allocator) => Source::Allocator(allocator),
+            Source::Buffer(buffer) => Source::Buffer(buffer),
+        };
+        Workspace { source }
+    }
 }
 
 impl<'w> From<&'w CachingAllocator> for Workspace<'w> {
