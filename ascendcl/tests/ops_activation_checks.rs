@@ -9,15 +9,7 @@ mod common;
 use ascendcl::ops::{self, DType, Tensor, TensorMut};
 use ascendcl::prelude::*;
 
-fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
-    match result {
-        Err(e) => {
-            let text = e.to_string();
-            assert!(text.contains(op), "{what}: {text}");
-        }
-        Ok(_prepared) => panic!("{what} was accepted"),
-    }
-}
+use common::refused;
 
 #[test]
 fn softmax_refuses_a_dim_out_of_range_an_integer_self_and_a_wrong_out_shape() {

@@ -10,18 +10,10 @@
 
 mod common;
 
-use ascendcl::ops::{self, DType, Prepared, Tensor, TensorMut, Workspace};
+use ascendcl::ops::{self, DType, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 
-fn refused(what: &str, op: &str, result: ascendcl::Result<Prepared<'_>>) {
-    match result {
-        Err(e) => {
-            let text = e.to_string();
-            assert!(text.contains(op), "{what}: {text}");
-        }
-        Ok(_prepared) => panic!("{what} was accepted"),
-    }
-}
+use common::refused;
 
 /// The mask of `elements` elements for (prob, seed, offset).
 fn mask(

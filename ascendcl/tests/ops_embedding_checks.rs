@@ -11,15 +11,7 @@ use ascendcl::ops::{self, DType, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 use ascendcl_mock::Misuse;
 
-fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
-    match result {
-        Err(e) => {
-            let text = e.to_string();
-            assert!(text.contains(op), "{what}: {text}");
-        }
-        Ok(_prepared) => panic!("{what} was accepted"),
-    }
-}
+use common::refused;
 
 #[test]
 fn embedding_refuses_float_indices_another_out_dtype_and_an_out_not_indices_then_dim() {

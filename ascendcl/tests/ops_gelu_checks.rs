@@ -8,15 +8,7 @@ mod common;
 use ascendcl::ops::{self, DType, GeluApproximate, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 
-fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
-    match result {
-        Err(e) => {
-            let text = e.to_string();
-            assert!(text.contains(op), "{what}: {text}");
-        }
-        Ok(_prepared) => panic!("{what} was accepted"),
-    }
-}
+use common::refused;
 
 #[test]
 fn gelu_refuses_an_out_of_another_dtype_or_shape_and_an_integer_self() {

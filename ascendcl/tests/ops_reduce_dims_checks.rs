@@ -9,15 +9,7 @@ mod common;
 use ascendcl::ops::{self, DType, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 
-fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
-    match result {
-        Err(e) => {
-            let text = e.to_string();
-            assert!(text.contains(op), "{what}: {text}");
-        }
-        Ok(_prepared) => panic!("{what} was accepted"),
-    }
-}
+use common::refused;
 
 #[test]
 fn mean_refuses_repeated_or_out_of_range_dims_a_float_into_an_integer_and_a_wrong_out_shape() {

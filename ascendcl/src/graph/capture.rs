@@ -229,7 +229,7 @@ impl<'g> Capture<'g> {
         self.parts.executors.push((aclnn, executor));
         self.parts.descriptors.push(descriptors);
         if let Some(block) = ws_block {
-            self.parts.owned.push(Box::new(block));
+            self.own(block, Access::Write);
         }
         if let Some(tracker) = ws_tracker {
             self.parts.workspaces.push(tracker);
@@ -276,8 +276,8 @@ impl<'g> Capture<'g> {
         }
     }
 
-    fn own<T: DeviceCopy>(&mut self, host: HostBuffer<T>, access: Access) -> usize {
-        self.parts.owned.push(Box::new(host) as Box<dyn Owned>);
+    fn own(&mut self, memory: impl Owned + 'static, access: Access) -> usize {
+        self.parts.owned.push(Box::new(memory));
         self.parts
             .owned_access
             .push((self.parts.owned.len() - 1, access));

@@ -93,7 +93,8 @@ pub(crate) struct GraphParts<'g> {
     bound: Vec<BoundMem<'g>>,
     /// Workspace buffers lent to captured operators (written).
     workspaces: Vec<&'g UseTracker>,
-    /// Memory the graph owns, and how the captured work touches it.
+    /// Memory the graph owns (host buffers, workspace blocks), and how the
+    /// captured work touches each.
     owned: Vec<Box<dyn Owned>>,
     owned_access: Vec<(usize, Access)>,
     /// Repeatable executors of the captured operators, and their descriptors.
@@ -206,15 +207,6 @@ impl<'g> Graph<'g> {
         touches.extend(self.parts.workspaces.iter().map(|t| (*t, Access::Write)));
         for &(index, access) in &self.parts.owned_access {
             touches.push((self.parts.owned[index].tracker(), access));
-        }
-        for owned in &self.parts.owned {
-            // Workspace blocks (not in owned_access) are written.
-            if !touches
-                .iter()
-                .any(|(t, _)| std::ptr::eq(*t, owned.tracker()))
-            {
-                touches.push((owned.tracker(), Access::Write));
-            }
         }
         let raw = stream.bound()?;
         let model = self.model;

@@ -103,3 +103,15 @@ pub fn quiet_panics_containing(marker: &'static str) {
         }));
     });
 }
+
+/// Asserts that phase 1 refused an operator (`what` says which case) with an
+/// error naming `op`.
+pub fn refused(what: &str, op: &str, result: ascendcl::Result<ascendcl::ops::Prepared<'_>>) {
+    match result {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(text.contains(op), "{what}: {text}");
+        }
+        Ok(_prepared) => panic!("{what} was accepted"),
+    }
+}
