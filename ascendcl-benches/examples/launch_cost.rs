@@ -30,6 +30,11 @@ use ascendcl_benches::calls::CallCounter;
 use ascendcl_benches::raw_ops::RawOps;
 use ascendcl_benches::rows::{Row, hold, interleave};
 
+/// Counts heap allocations per launch (printed beside the times).
+#[global_allocator]
+static COUNTING: ascendcl_benches::allocs::CountingAllocator =
+    ascendcl_benches::allocs::CountingAllocator;
+
 fn flag(args: &[String], name: &str, default: usize) -> usize {
     args.iter()
         .position(|a| a == name)

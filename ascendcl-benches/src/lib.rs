@@ -12,6 +12,7 @@
 //! calls of any kind pay for lazy symbol resolution and context binding.
 //! Criterion's own warm-up then runs on top of that.
 
+pub mod allocs;
 pub mod calls;
 pub mod mlp_step;
 pub mod raw_mlp;

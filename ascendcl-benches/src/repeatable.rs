@@ -51,7 +51,7 @@ pub fn measure(
             .launch(
                 stream,
                 &[&Tensor::new(x, &[1]).unwrap()],
-                vec![TensorMut::new(y, &[1]).unwrap()],
+                [TensorMut::new(y, &[1]).unwrap()],
                 Workspace::none(),
             )
             .expect("launch");

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use ascendcl::Stream;
 
+use crate::allocs;
 use crate::calls::{CallCounter, CallsPerLaunch};
 
 /// A stream held by a host function until this is dropped: launches made
@@ -48,6 +49,11 @@ pub struct Row {
     pub raw_calls: Option<CallsPerLaunch>,
     /// Safe calls per launch (on the mock).
     pub safe_calls: Option<CallsPerLaunch>,
+    /// Heap allocations per raw launch, of the launching thread (when the
+    /// binary installs [`allocs::CountingAllocator`]).
+    pub raw_allocs: Option<f64>,
+    /// Heap allocations per safe launch, likewise.
+    pub safe_allocs: Option<f64>,
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -80,13 +86,16 @@ impl Row {
         let opt = |v: Option<f64>| v.map_or("null".into(), |v| format!("{v:.3}"));
         format!(
             "{{\"row\": \"{}\", \"raw_us\": {:.3}, \"safe_us\": {:.3}, \"safe_over_raw\": {:.3}, \
-             \"raw_calls_per_launch\": {}, \"safe_calls_per_launch\": {}, \"raw_calls\": {}, \"safe_calls\": {}}}",
+             \"raw_calls_per_launch\": {}, \"safe_calls_per_launch\": {}, \"raw_allocs_per_launch\": {}, \
+             \"safe_allocs_per_launch\": {}, \"raw_calls\": {}, \"safe_calls\": {}}}",
             self.name,
             self.raw_us,
             self.safe_us,
             self.ratio(),
             opt(total(&self.raw_calls)),
             opt(total(&self.safe_calls)),
+            opt(self.raw_allocs),
+            opt(self.safe_allocs),
             json_calls(&self.raw_calls),
             json_calls(&self.safe_calls),
         )
@@ -96,19 +105,22 @@ impl Row {
 /// A Markdown table of `rows`.
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| launch | raw µs | safe µs | safe/raw | raw calls | safe calls |\n|---|---:|---:|---:|---:|---:|\n",
+        "| launch | raw µs | safe µs | safe/raw | raw calls | safe calls | raw allocs | safe allocs |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let opt = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
     for r in rows {
         let _ = writeln!(
             out,
-            "| {} | {:.2} | {:.2} | {:.3} | {} | {} |",
+            "| {} | {:.2} | {:.2} | {:.3} | {} | {} | {} | {} |",
             r.name,
             r.raw_us,
             r.safe_us,
             r.ratio(),
             opt(total(&r.raw_calls)),
-            opt(total(&r.safe_calls))
+            opt(total(&r.safe_calls)),
+            opt(r.raw_allocs),
+            opt(r.safe_allocs)
         );
     }
     out
@@ -119,7 +131,8 @@ pub fn table(rows: &[Row]) -> String {
 /// stream (so from an empty queue, with the worker idle), `drain` between
 /// blocks untimed,
 /// after a warm-up of `chunk` of each; then counts each side's calls over
-/// one more block with `counter`.
+/// one more block with `counter`, and its heap allocations (of this thread)
+/// when the binary counts them.
 pub fn interleave(
     name: &'static str,
     raw: &mut dyn FnMut(),
@@ -159,21 +172,25 @@ pub fn interleave(
         drain();
         counter.begin();
         drain();
+        let before = allocs::allocations();
         (0..chunk).for_each(|_| op());
+        let allocations = (allocs::allocations() - before) as f64 / chunk as f64;
         drain();
         let calls = counter.end(chunk);
         // Other threads of a lockstep row (drain has a barrier) may not go
         // on before the journal is read.
         drain();
-        calls
+        (calls, allocs::counting().then_some(allocations))
     };
-    let raw_calls = count(raw);
-    let safe_calls = count(safe);
+    let (raw_calls, raw_allocs) = count(raw);
+    let (safe_calls, safe_allocs) = count(safe);
     Row {
         name,
         raw_us: median(r),
         safe_us: median(s),
         raw_calls,
         safe_calls,
+        raw_allocs,
+        safe_allocs,
     }
 }

@@ -160,6 +160,7 @@ mod deferred;
 mod device;
 pub mod error;
 mod event;
+mod few;
 pub mod graph;
 pub mod hccl;
 mod lane;

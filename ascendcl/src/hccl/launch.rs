@@ -5,6 +5,7 @@ use std::cell::Cell;
 use ascendcl_sys::{Hccl, HcclComm, HcclResult, SymbolError, aclrtStream};
 
 use crate::error::{Error, Result};
+use crate::few::Few;
 use crate::hccl::{CollectivePending, Communicator};
 use crate::memory::RawParts;
 use crate::stream::Stream;
@@ -15,7 +16,7 @@ use crate::verified_names::VerifiedNames;
 pub(crate) struct Touches<'a> {
     op: &'static str,
     device: u32,
-    pub(crate) list: Vec<(&'a UseTracker, Access)>,
+    pub(crate) list: Few<(&'a UseTracker, Access)>,
 }
 
 impl<'a> Touches<'a> {
@@ -23,7 +24,7 @@ impl<'a> Touches<'a> {
         Touches {
             op,
             device: comm.device.id(),
-            list: Vec::with_capacity(2),
+            list: Few::new(),
         }
     }
 

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use crate::deferred;
 use crate::error::{HcclError, Result};
+use crate::few::Few;
 use crate::hccl::Communicator;
 use crate::lane::QueuedAt;
 use crate::queued::Queued;
@@ -36,7 +37,7 @@ pub struct CollectivePending<'a> {
     op: &'static str,
     comm: &'a Communicator,
     queued: Queued<'a>,
-    trackers: Vec<&'a UseTracker>,
+    trackers: Few<&'a UseTracker>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -55,7 +56,7 @@ impl<'a> CollectivePending<'a> {
         comm: &'a Communicator,
         stream: &'a Stream,
         marker: &QueuedAt,
-        trackers: Vec<&'a UseTracker>,
+        trackers: Few<&'a UseTracker>,
     ) -> Self {
         CollectivePending {
             op,

@@ -44,7 +44,6 @@ pub(crate) fn check_reduction(function: &str, dtype: HcclDataType, op: ReduceOp)
 
 /// Why HCCL refuses to reduce `dtype` with `op`, or `None`.
 fn refusal(dtype: HcclDataType, op: ReduceOp) -> Option<String> {
-    let name = name(dtype);
     let reduces = [
         HcclDataType::HCCL_DATA_TYPE_INT8,
         HcclDataType::HCCL_DATA_TYPE_INT16,
@@ -55,6 +54,7 @@ fn refusal(dtype: HcclDataType, op: ReduceOp) -> Option<String> {
         HcclDataType::HCCL_DATA_TYPE_BFP16,
     ];
     if !reduces.contains(&dtype) {
+        let name = name(dtype);
         return Some(format!(
             "HCCL does not reduce {name} elements (HCCL_E_NOT_SUPPORT): reductions take i8, i16, \
              i32, i64, f16, bf16 and f32; convert to one of them (for example f32 or i64), \
@@ -66,6 +66,7 @@ fn refusal(dtype: HcclDataType, op: ReduceOp) -> Option<String> {
         HcclDataType::HCCL_DATA_TYPE_BFP16,
     ];
     if op == ReduceOp::Prod && prod_refused.contains(&dtype) {
+        let name = name(dtype);
         return Some(format!(
             "HCCL does not take ReduceOp::Prod of {name} on Ascend 910B/910_93 \
              (HCCL_E_NOT_SUPPORT): use Sum, Max or Min, or multiply in i32 or f32"

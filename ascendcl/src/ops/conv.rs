@@ -2,6 +2,7 @@
 //! needs), with the window and gradient-mask types pooling shares.
 
 use crate::error::{Error, Result};
+use crate::few::Few;
 use crate::ops::nn::CubeMath;
 use crate::ops::phase1::Phase1;
 use crate::ops::{Prepared, Tensor, TensorMut};
@@ -86,7 +87,7 @@ pub fn convolution<'a>(
     output: TensorMut<'a>,
     math: CubeMath,
 ) -> Result<Prepared<'a>> {
-    let zeros = vec![0; window.stride.len()];
+    let zeros: Few<i64> = window.stride.iter().map(|_| 0).collect();
     conv_forward(
         input,
         weight,
@@ -187,7 +188,7 @@ pub fn convolution_backward<'a>(
     grad_bias: Option<TensorMut<'a>>,
     math: CubeMath,
 ) -> Result<Prepared<'a>> {
-    let zeros = vec![0; window.stride.len()];
+    let zeros: Few<i64> = window.stride.iter().map(|_| 0).collect();
     let grads = ConvGrads {
         input: grad_input,
         weight: grad_weight,

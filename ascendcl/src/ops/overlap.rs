@@ -15,7 +15,7 @@
 //! that may write an element twice.
 
 use crate::error::{Error, Result};
-use crate::ops::tensor::Layout;
+use crate::ops::tensor::{Layout, MAX_DIMS};
 
 /// Views of at most this many elements whose strides the quick rule cannot
 /// separate are checked exactly, by listing their element offsets.
@@ -34,18 +34,21 @@ pub(crate) fn check_output(layout: &Layout) -> Result<()> {
     if layout.shape.contains(&0) {
         return Ok(()); // no element at all
     }
-    let mut dims: Vec<(u128, u128, usize)> = layout
-        .shape
-        .iter()
-        .zip(&layout.strides)
-        .enumerate()
-        .filter(|(_, (extent, _))| **extent > 1)
-        .map(|(dim, (&extent, &stride))| (stride as u128, extent as u128, dim))
-        .collect();
+    // (stride, extent, dimension) of the dimensions with more than one
+    // index, sorted by stride; a layout has at most MAX_DIMS of them.
+    let mut sorted = [(0u128, 0u128, 0usize); MAX_DIMS];
+    let mut len = 0;
+    for (dim, (&extent, &stride)) in layout.shape.iter().zip(&layout.strides).enumerate() {
+        if extent > 1 {
+            sorted[len] = (stride as u128, extent as u128, dim);
+            len += 1;
+        }
+    }
+    let dims = &mut sorted[..len];
     dims.sort_unstable();
     let mut span: u128 = 0; // the largest offset the smaller strides reach
     let mut blocking = None;
-    for &(stride, extent, dim) in &dims {
+    for &(stride, extent, dim) in dims.iter() {
         if stride == 0 {
             return Err(refused(
                 layout,

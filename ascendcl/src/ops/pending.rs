@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use crate::deferred;
 use crate::error::Result;
+use crate::few::Few;
 use crate::lane::QueuedAt;
 use crate::queued::Queued;
 use crate::stream::Stream;
@@ -31,7 +32,7 @@ use crate::tracker::UseTracker;
 pub struct OpPending<'a> {
     op: &'static str,
     queued: Queued<'a>,
-    trackers: Vec<&'a UseTracker>,
+    trackers: Few<&'a UseTracker>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -49,7 +50,7 @@ impl<'a> OpPending<'a> {
         op: &'static str,
         stream: &'a Stream,
         marker: &QueuedAt,
-        trackers: Vec<&'a UseTracker>,
+        trackers: Few<&'a UseTracker>,
     ) -> Self {
         OpPending {
             op,

@@ -11,6 +11,7 @@ use ascendcl_sys::{
 use crate::call::recent_message;
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
+use crate::few::Few;
 use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc, TensorListDesc};
 use crate::ops::prepared::{Prepared, Slot, SlotKind};
 use crate::ops::scalar::Scalar;
@@ -40,14 +41,14 @@ pub(crate) struct Phase1<'a> {
     pub(crate) op: &'static str,
     pub(crate) aclnn: &'static Aclnn,
     pub(crate) ctx: &'a Context,
-    pub(crate) reads: Vec<Storage<'a>>,
-    pub(crate) writes: Vec<Storage<'a>>,
-    pub(crate) tensors: Vec<TensorDesc>,
-    pub(crate) scalars: Vec<ScalarDesc>,
-    pub(crate) arrays: Vec<IntArrayDesc>,
-    pub(crate) bool_arrays: Vec<BoolArrayDesc>,
-    pub(crate) lists: Vec<TensorListDesc>,
-    pub(crate) slots: Vec<Slot>,
+    pub(crate) reads: Few<Storage<'a>>,
+    pub(crate) writes: Few<Storage<'a>>,
+    pub(crate) tensors: Few<TensorDesc>,
+    pub(crate) scalars: Few<ScalarDesc>,
+    pub(crate) arrays: Few<IntArrayDesc>,
+    pub(crate) bool_arrays: Few<BoolArrayDesc>,
+    pub(crate) lists: Few<TensorListDesc>,
+    pub(crate) slots: Few<Slot>,
 }
 
 impl<'a> Phase1<'a> {
@@ -57,14 +58,14 @@ impl<'a> Phase1<'a> {
             op,
             aclnn: aclnn_for(ctx, op)?,
             ctx,
-            reads: Vec::new(),
-            writes: Vec::new(),
-            tensors: Vec::new(),
-            scalars: Vec::new(),
-            arrays: Vec::new(),
-            bool_arrays: Vec::new(),
-            lists: Vec::new(),
-            slots: Vec::new(),
+            reads: Few::new(),
+            writes: Few::new(),
+            tensors: Few::new(),
+            scalars: Few::new(),
+            arrays: Few::new(),
+            bool_arrays: Few::new(),
+            lists: Few::new(),
+            slots: Few::new(),
         })
     }
 

@@ -8,6 +8,7 @@ use ascendcl_sys::{Aclnn, aclOpExecutor};
 
 use crate::call::recent_message;
 use crate::error::{AclError, Error, Result};
+use crate::few::Few;
 use crate::lane::QueuedAt;
 use crate::memory::DeviceSlice;
 use crate::memory::sealed::Sealed;
@@ -56,11 +57,11 @@ impl Slot {
 /// the tensors: a list destroys its members, which their [`TensorDesc`]s
 /// then leave alone.
 pub(crate) struct Descriptors {
-    pub(crate) tensors: Vec<TensorDesc>,
-    pub(crate) _lists: Vec<TensorListDesc>,
-    pub(crate) _scalars: Vec<ScalarDesc>,
-    pub(crate) _arrays: Vec<IntArrayDesc>,
-    pub(crate) _bool_arrays: Vec<BoolArrayDesc>,
+    pub(crate) tensors: Few<TensorDesc>,
+    pub(crate) _lists: Few<TensorListDesc>,
+    pub(crate) _scalars: Few<ScalarDesc>,
+    pub(crate) _arrays: Few<IntArrayDesc>,
+    pub(crate) _bool_arrays: Few<BoolArrayDesc>,
 }
 
 /// An operator after phase 1 (`aclnnXxxGetWorkspaceSize`): arguments
@@ -78,10 +79,10 @@ pub struct Prepared<'a> {
     pub(crate) executor: *mut aclOpExecutor,
     pub(crate) workspace_size: u64,
     pub(crate) phase2: Phase2,
-    pub(crate) reads: Vec<Storage<'a>>,
-    pub(crate) writes: Vec<Storage<'a>>,
+    pub(crate) reads: Few<Storage<'a>>,
+    pub(crate) writes: Few<Storage<'a>>,
     pub(crate) descriptors: Descriptors,
-    pub(crate) slots: Vec<Slot>,
+    pub(crate) slots: Few<Slot>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -175,11 +176,11 @@ impl Prepared<'_> {
         std::mem::replace(
             &mut self.descriptors,
             Descriptors {
-                tensors: Vec::new(),
-                _scalars: Vec::new(),
-                _arrays: Vec::new(),
-                _bool_arrays: Vec::new(),
-                _lists: Vec::new(),
+                tensors: Few::new(),
+                _scalars: Few::new(),
+                _arrays: Few::new(),
+                _bool_arrays: Few::new(),
+                _lists: Few::new(),
             },
         )
     }
@@ -217,7 +218,7 @@ pub(crate) struct LaunchArgs<'s, 'a> {
 
 /// A launch's marker and the trackers that learned it, or the error and
 /// whether phase 2 was called.
-pub(crate) type Launched<'a> = std::result::Result<(QueuedAt, Vec<&'a UseTracker>), (Error, bool)>;
+pub(crate) type Launched<'a> = std::result::Result<(QueuedAt, Few<&'a UseTracker>), (Error, bool)>;
 
 /// The launch itself. On error, says whether phase 2 was called (a
 /// single-use executor is then gone: nnopbase deletes it after the run
@@ -275,8 +276,7 @@ pub(crate) fn launch_executor<'a>(
             (parts.ptr, Some(parts.tracker))
         }
     };
-    let mut touches: Vec<(&UseTracker, Access)> =
-        Vec::with_capacity(args.reads.len() + args.writes.len() + 1);
+    let mut touches: Few<(&UseTracker, Access)> = Few::new();
     touches.extend(args.reads.iter().map(|s| (s.tracker, Access::Read)));
     touches.extend(args.writes.iter().map(|s| (s.tracker, Access::Write)));
     let block_tracker = block.as_ref().map(|b| b.raw_parts().tracker);
@@ -303,6 +303,7 @@ pub(crate) fn launch_executor<'a>(
     );
     // The workspace block goes back to the cache now: its tracker holds the
     // launch, so the allocator reuses it only after (or in order behind) it.
+    drop(touches);
     drop(block);
     match marker {
         Ok(marker) => {

@@ -4,6 +4,7 @@ use ascendcl_sys::{Aclnn, aclOpExecutor};
 
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
+use crate::few::Few;
 use crate::latest_markers::LatestMarkers;
 use crate::ops::pending::OpPending;
 use crate::ops::phase1::Phase2;
@@ -75,14 +76,14 @@ impl<'a> Prepared<'a> {
             descriptors: std::mem::replace(
                 &mut self.descriptors,
                 Descriptors {
-                    tensors: Vec::new(),
-                    _lists: Vec::new(),
-                    _scalars: Vec::new(),
-                    _arrays: Vec::new(),
-                    _bool_arrays: Vec::new(),
+                    tensors: Few::new(),
+                    _lists: Few::new(),
+                    _scalars: Few::new(),
+                    _arrays: Few::new(),
+                    _bool_arrays: Few::new(),
                 },
             ),
-            slots: std::mem::take(&mut self.slots),
+            slots: std::mem::take(&mut self.slots).into_vec(),
             ctx,
             launches: LatestMarkers::default(),
             unsettled: false,
@@ -100,11 +101,13 @@ impl Repeatable {
     /// `writes` to the written ones (in-place and outputs), each in the order
     /// of the operator's parameters; every tensor must have the dtype, shape,
     /// strides and offset it was prepared with (checked before any FFI call).
+    /// `writes` is any list of views: an array (`[y]`) costs no heap
+    /// allocation, a `Vec` works too.
     pub fn launch<'a>(
         &mut self,
         stream: &'a Stream,
         reads: &[&Tensor<'a>],
-        writes: Vec<TensorMut<'a>>,
+        writes: impl IntoIterator<Item = TensorMut<'a>>,
         workspace: impl Into<Workspace<'a>>,
     ) -> Result<OpPending<'a>> {
         let workspace = workspace.into();
@@ -119,25 +122,40 @@ impl Repeatable {
         let read_slots = || self.slots.iter().filter(|s| s.kind == SlotKind::Input);
         let write_slots = || self.slots.iter().filter(|s| s.kind != SlotKind::Input);
         let (read_count, write_count) = (read_slots().count(), write_slots().count());
-        if reads.len() != read_count || writes.len() != write_count {
+        // The written views are taken apart as they come (their borrows live
+        // on in the returned guard's lifetime): checked against their slots,
+        // only the memory is kept, and the first mismatch reported after the
+        // count and the read views, as for reads.
+        let mut write_storage: Few<Storage<'a>> = Few::new();
+        let (mut writes_given, mut write_mismatch) = (0usize, None);
+        let mut slots = write_slots();
+        for t in writes {
+            writes_given += 1;
+            let Some(slot) = slots.next() else { continue };
+            if write_mismatch.is_none() {
+                match self.check(slot, t.dtype, &t.layout) {
+                    Ok(()) => write_storage.push(t.storage),
+                    Err(error) => write_mismatch = Some(error),
+                }
+            }
+        }
+        if reads.len() != read_count || writes_given != write_count {
             return Err(Error::invalid(format!(
                 "aclnn{} was prepared with {} read and {} written tensors, not {} and {}",
                 self.op,
                 read_count,
                 write_count,
                 reads.len(),
-                writes.len()
+                writes_given
             )));
         }
-        let mut read_storage: Vec<Storage<'a>> = Vec::with_capacity(reads.len());
-        let mut write_storage: Vec<Storage<'a>> = Vec::with_capacity(writes.len());
+        let mut read_storage: Few<Storage<'a>> = Few::new();
         for (slot, t) in read_slots().zip(reads) {
             self.check(slot, t.dtype, &t.layout)?;
             read_storage.push(t.storage);
         }
-        for (slot, t) in write_slots().zip(&writes) {
-            self.check(slot, t.dtype, &t.layout)?;
-            write_storage.push(t.storage);
+        if let Some(error) = write_mismatch {
+            return Err(error);
         }
         // Re-point every slot: inputs (read-only and in-place) count in one
         // index space, outputs in another, both in parameter order.
@@ -195,7 +213,6 @@ impl Repeatable {
             }
         };
         self.launches.push(marker.clone());
-        drop(writes);
         Ok(OpPending::new(self.op, stream, &marker, trackers))
     }
 

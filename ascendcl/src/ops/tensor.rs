@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::few::Few;
 use crate::memory::{DeviceCopy, DeviceSlice, DeviceSliceMut};
 use crate::ops::dtype::{DType, Element};
 use crate::tracker::UseTracker;
@@ -35,6 +36,20 @@ pub(crate) struct Dims {
 }
 
 impl Dims {
+    /// No dimension.
+    pub(crate) const EMPTY: Dims = Dims {
+        len: 0,
+        values: [0; MAX_DIMS],
+    };
+
+    /// Appends `value`; the caller has checked that fewer than
+    /// [`MAX_DIMS`] are there.
+    #[inline]
+    fn push(&mut self, value: i64) {
+        self.values[self.len as usize] = value;
+        self.len += 1;
+    }
+
     /// `values`, which the caller has checked to be at most [`MAX_DIMS`].
     pub(crate) fn from_slice(values: &[i64]) -> Dims {
         let mut dims = Dims {
@@ -96,8 +111,10 @@ pub(crate) struct Layout {
     pub(crate) offset: i64,
 }
 
-fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1usize; shape.len()];
+/// Row-major strides of `shape` (inline up to eight dimensions: no heap
+/// allocation for a view's layout).
+fn contiguous_strides(shape: &[usize]) -> Few<usize> {
+    let mut strides: Few<usize> = shape.iter().map(|_| 1).collect();
     for i in (0..shape.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1].saturating_mul(shape[i + 1].max(1));
     }
@@ -160,17 +177,20 @@ fn layout(
             )));
         }
     }
-    Ok(Layout {
-        shape: shape
-            .iter()
-            .map(|&d| to_i64("dimension", d))
-            .collect::<Result<_>>()?,
-        strides: strides
-            .iter()
-            .map(|&s| to_i64("stride", s))
-            .collect::<Result<_>>()?,
-        offset: to_i64("offset", offset)?,
-    })
+    let mut layout = Layout {
+        shape: Dims::EMPTY,
+        strides: Dims::EMPTY,
+        offset: 0,
+    };
+    // At most MAX_DIMS of each (checked above).
+    for &d in shape {
+        layout.shape.push(to_i64("dimension", d)?);
+    }
+    for &s in strides {
+        layout.strides.push(to_i64("stride", s)?);
+    }
+    layout.offset = to_i64("offset", offset)?;
+    Ok(layout)
 }
 
 /// Storage of `mem` counted in `dtype` elements.

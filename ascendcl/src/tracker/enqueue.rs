@@ -7,6 +7,7 @@ use ascendcl_sys::{Library, aclrtStream};
 use crate::call::check;
 use crate::error::Result;
 use crate::event::TailEvent;
+use crate::few::Few;
 use crate::lane::QueuedAt;
 use crate::stream::Stream;
 use crate::tracker::uses::QueuedUse;
@@ -63,7 +64,7 @@ pub(crate) fn enqueue(
 
     // One entry per tracker, in address order (a write wins over a read of
     // the same memory), so that two threads always lock in the same order.
-    let mut entries: Vec<(&UseTracker, Access)> = Vec::with_capacity(touches.len());
+    let mut entries: Few<(&UseTracker, Access)> = Few::new();
     for &(tracker, access) in touches {
         match entries.iter_mut().find(|(t, _)| std::ptr::eq(*t, tracker)) {
             Some(entry) if access == Access::Write => entry.1 = Access::Write,
@@ -73,7 +74,7 @@ pub(crate) fn enqueue(
     }
     entries.sort_by_key(|(t, _)| *t as *const UseTracker as usize);
     let (mut sets, events) = loop {
-        let sets: Vec<_> = entries.iter().map(|(t, _)| t.lock()).collect();
+        let sets: Few<_> = entries.iter().map(|(t, _)| t.lock()).collect();
         let mut events: Vec<Arc<TailEvent>> = Vec::new();
         let mut host_waits: Vec<Use> = Vec::new();
         for (set, &(_, access)) in sets.iter().zip(&entries) {
