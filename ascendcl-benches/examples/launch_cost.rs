@@ -18,6 +18,10 @@
 //!
 //! `cargo run --release -p ascendcl-benches --example launch_cost [-- --rounds 31 --chunk 256]`
 //! Runs unchanged on a card (no call counts there).
+//!
+//! `-- --count ROW raw|safe N` only launches one side of one row N times
+//! (untimed): `scripts/launch-instructions.sh` runs it under callgrind for
+//! the instructions per launch of each side, which noise does not move.
 
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -28,7 +32,7 @@ use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 use ascendcl_benches::calls::CallCounter;
 use ascendcl_benches::raw_ops::RawOps;
-use ascendcl_benches::rows::{Row, hold, interleave};
+use ascendcl_benches::rows::{CountRun, Row, Side, hold, interleave, set_count_run};
 
 /// Counts heap allocations per launch (printed beside the times).
 #[global_allocator]
@@ -56,6 +60,24 @@ fn main() -> std::process::ExitCode {
 fn run() -> ascendcl::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (rounds, chunk) = (flag(&args, "--rounds", 31), flag(&args, "--chunk", 256));
+    // `--count ROW raw|safe N`: only launch, for an instruction counter.
+    if let Some(i) = args.iter().position(|a| a == "--count") {
+        let (row, side, launches) = (args.get(i + 1), args.get(i + 2), args.get(i + 3));
+        let side = match side.map(String::as_str) {
+            Some("raw") => Side::Raw,
+            Some("safe") => Side::Safe,
+            _ => {
+                return Err(ascendcl::Error::InvalidState(
+                    "usage: --count ROW raw|safe LAUNCHES".into(),
+                ));
+            }
+        };
+        set_count_run(CountRun {
+            row: row.cloned().unwrap_or_default(),
+            side,
+            launches: launches.and_then(|n| n.parse().ok()).unwrap_or(1000),
+        });
+    }
     let (rt, backend) = ascendcl_examples::runtime()?;
     eprintln!("backend: {backend}");
     let counter = CallCounter::for_backend(&backend);
@@ -204,6 +226,10 @@ fn run() -> ascendcl::Result<()> {
         rows.push(all_reduce(&comms, (rounds, chunk), &counter)?);
     }
 
+    if let Some(run) = ascendcl_benches::rows::count_run() {
+        eprintln!("launched {} {:?} {} times", run.row, run.side, run.launches);
+        return Ok(());
+    }
     for row in &rows {
         println!("{}", row.json());
     }

@@ -126,13 +126,81 @@ pub fn table(rows: &[Row]) -> String {
     out
 }
 
+/// Which side of a row a count run launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The raw sys sequence.
+    Raw,
+    /// The safe layer.
+    Safe,
+}
+
+/// A run that only launches, for an instruction counter (callgrind): one
+/// side of one row, `launches` times, untimed, every other row skipped.
+/// Two runs with different `launches` give the instructions per launch as
+/// their difference over the difference of counts (setup cancels out), a
+/// measure this machine's noise does not move (`scripts/launch-instructions.sh`).
+#[derive(Debug, Clone)]
+pub struct CountRun {
+    /// The row's name (`relu_repeatable`, ...).
+    pub row: String,
+    /// Which side launches.
+    pub side: Side,
+    /// How many launches.
+    pub launches: usize,
+}
+
+static COUNT_RUN: std::sync::OnceLock<CountRun> = std::sync::OnceLock::new();
+
+/// Makes every later [`interleave`] a count run (first call wins).
+pub fn set_count_run(run: CountRun) {
+    let _ = COUNT_RUN.set(run);
+}
+
+/// The count run, if one was set.
+pub fn count_run() -> Option<&'static CountRun> {
+    COUNT_RUN.get()
+}
+
+fn launch_only(
+    name: &'static str,
+    run: &CountRun,
+    raw: &mut dyn FnMut(),
+    safe: &mut dyn FnMut(),
+    chunk: usize,
+    drain: &dyn Fn(),
+) -> Row {
+    if run.row == name {
+        for i in 0..run.launches {
+            match run.side {
+                Side::Raw => raw(),
+                Side::Safe => safe(),
+            }
+            if i % chunk == chunk - 1 {
+                drain();
+            }
+        }
+        drain();
+    }
+    Row {
+        name,
+        raw_us: f64::NAN,
+        safe_us: f64::NAN,
+        raw_calls: None,
+        safe_calls: None,
+        raw_allocs: None,
+        safe_allocs: None,
+    }
+}
+
 /// Alternates `rounds` blocks of `chunk` raw and `chunk` safe launches (the
 /// side that goes first alternating too), each timed while `hold` holds the
 /// stream (so from an empty queue, with the worker idle), `drain` between
 /// blocks untimed,
 /// after a warm-up of `chunk` of each; then counts each side's calls over
 /// one more block with `counter`, and its heap allocations (of this thread)
-/// when the binary counts them.
+/// when the binary counts them. In a count run ([`set_count_run`]) it only
+/// launches instead.
 pub fn interleave(
     name: &'static str,
     raw: &mut dyn FnMut(),
@@ -143,6 +211,9 @@ pub fn interleave(
     counter: &CallCounter,
 ) -> Row {
     let chunk = chunk.max(1);
+    if let Some(run) = count_run() {
+        return launch_only(name, run, raw, safe, chunk, drain);
+    }
     for _ in 0..chunk {
         raw();
         safe();
