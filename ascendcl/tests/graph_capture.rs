@@ -209,3 +209,40 @@ fn a_graph_cannot_be_replayed_on_another_device() {
         Ok(())
     });
 }
+
+#[test]
+fn a_graph_replays_on_another_stream_after_the_stream_it_was_captured_on_is_destroyed() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let mut x = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let (mut graph, input, output) = {
+            let source = Stream::new(&ctx)?;
+            let mut cap = Capture::begin(&source, CaptureMode::Global)?;
+            let (bx, by) = (cap.bind(&mut x)?, cap.bind(&mut y)?);
+            let input = cap.host_input(HostBuffer::<f32>::zeroed(&ctx, 4)?);
+            let output = cap.host_output(HostBuffer::<f32>::zeroed(&ctx, 4)?);
+            cap.upload(&input, bx)?;
+            cap.launch(
+                |v| ops::relu(&v.view(bx, &[4])?, v.view_mut(by, &[4])?),
+                ops::Workspace::none(),
+            )?;
+            cap.download(by, &output)?;
+            (cap.end()?, input, output)
+            // `source` is destroyed here.
+        };
+        env.slow_streams(std::time::Duration::from_millis(20));
+        let other = Stream::new(&ctx)?;
+        for step in 1..3 {
+            let s = step as f32;
+            graph
+                .host_input_mut(&input)?
+                .copy_from_slice(&[s, -s, 3.0 * s, -1.0]);
+            graph.launch(&other)?.detach();
+            assert_eq!(graph.host_output(&output)?, &[s, 0.0, 3.0 * s, 0.0]);
+        }
+        drop(graph);
+        drop((x, y));
+        Ok(())
+    });
+}
