@@ -246,3 +246,52 @@ fn a_graph_replays_on_another_stream_after_the_stream_it_was_captured_on_is_dest
         Ok(())
     });
 }
+
+#[test]
+fn synchronous_copies_are_refused_where_the_capture_mode_forbids_them_before_any_ffi_call() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let stream = Stream::new(&ctx)?;
+        let mut other = DeviceBuffer::from_host(&ctx, &[1.0f32, 2.0])?;
+        let refused = |r: ascendcl::Result<()>| matches!(r, Err(ascendcl::Error::InvalidState(ref m)) if m.contains("107030"));
+        // GLOBAL: every thread.
+        let cap = Capture::begin(&stream, CaptureMode::Global)?;
+        env.session.clear_journal();
+        assert!(refused(other.copy_from_host(&[3.0, 4.0])));
+        assert!(refused(other.fill_bytes(0)));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut host = [0.0f32; 2];
+                assert!(refused(other.copy_to_host(&mut host)));
+            });
+        });
+        assert!(
+            !env.calls()
+                .iter()
+                .any(|c| c == "aclrtMemcpy" || c == "aclrtMemset"),
+            "refused before any FFI call: {:?}",
+            env.calls()
+        );
+        drop(cap.end());
+        other.copy_from_host(&[5.0, 6.0])?;
+        // THREAD_LOCAL: only the capturing thread.
+        let cap = Capture::begin(&stream, CaptureMode::ThreadLocal)?;
+        assert!(refused(other.fill_bytes(0)));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut host = [0.0f32; 2];
+                other
+                    .copy_to_host(&mut host)
+                    .expect("another thread may copy");
+                assert_eq!(host, [5.0, 6.0]);
+            });
+        });
+        drop(cap);
+        // RELAXED: nowhere.
+        let cap = Capture::begin(&stream, CaptureMode::Relaxed)?;
+        other.copy_from_host(&[7.0, 8.0])?;
+        drop(cap);
+        assert_eq!(other.to_vec()?, vec![7.0, 8.0]);
+        Ok(())
+    });
+}

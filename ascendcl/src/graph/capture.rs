@@ -10,6 +10,7 @@ use ascendcl_sys::{Aclnn, aclmdlRI, aclmdlRICaptureMode, aclrtMemcpyKind};
 use crate::alloc::Block;
 use crate::call::check;
 use crate::error::{AclError, Error, Result};
+use crate::graph::mode_gate::ModeGate;
 use crate::graph::owned::{HostInput, HostOutput, Owned};
 use crate::graph::views::{Bound, BoundMem, Views};
 use crate::graph::{Graph, GraphParts};
@@ -56,6 +57,9 @@ pub struct Capture<'g> {
     stream: Stream,
     parts: GraphParts<'g>,
     ended: bool,
+    /// Counts the capture as active for the mode's refusals (until dropped:
+    /// after `end`, with the capture value).
+    gate: Option<ModeGate>,
     _borrows: PhantomData<&'g mut ()>,
 }
 
@@ -99,6 +103,7 @@ impl<'g> Capture<'g> {
             stream: stream.clone(),
             parts: GraphParts::new(stream.context()),
             ended: false,
+            gate: Some(ModeGate::enter(mode)),
             _borrows: PhantomData,
         })
     }
@@ -379,6 +384,7 @@ impl<'g> Capture<'g> {
             })
         });
         self.stream.inner.capturing.store(false, Ordering::Release);
+        self.gate = None;
         match ended {
             Ok(()) if !model.is_null() => Ok(model),
             Ok(()) => Err(Error::InvalidState(

@@ -58,6 +58,7 @@
 //! ```
 
 mod capture;
+pub(crate) mod mode_gate;
 mod owned;
 mod views;
 
