@@ -51,7 +51,11 @@ impl CaptureMode {
 /// memory is bound to it ([`Capture::bind`]) for the graph's whole life
 /// (`'g`), host buffers and workspace blocks are owned by it. While it lives, the stream refuses
 /// tracked work, host functions, synchronizes and queries (typed errors
-/// before any FFI call): CANN would invalidate the capture. Dropping it
+/// before any FFI call): CANN would invalidate the capture. As its mode
+/// says, synchronous copies and memsets are refused too (GLOBAL: in every
+/// thread, THREAD_LOCAL: in the capturing one; CANN's 107030). It is not
+/// `Send`: a non-relaxed capture must end on the thread that began it.
+/// Dropping it
 /// without [`end`](Capture::end) ends the capture and discards the graph.
 pub struct Capture<'g> {
     stream: Stream,
