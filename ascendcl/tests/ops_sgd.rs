@@ -287,6 +287,27 @@ fn bad_hyper_parameters_and_missing_or_misshapen_tensors_are_refused_before_anyt
             "{result:?}"
         );
         assert_eq!(param.to_vec()?, start, "the parameter is untouched");
+        // f64 (and integers): refused up front, not half-way through a
+        // momentum step whose InplaceMuls refuses them.
+        let mut p64 = DeviceBuffer::from_host(&ctx, &[1.0f64, 2.0])?;
+        let g64 = DeviceBuffer::from_host(&ctx, &[0.5f64, 0.5])?;
+        let mut b64 = DeviceBuffer::<f64>::zeroed(&ctx, 2)?;
+        env.session.clear_journal();
+        let result = sgd_step(
+            &stream,
+            ascendcl::ops::Workspace::none(),
+            TensorMut::new(&mut p64, &[2])?,
+            &Tensor::new(&g64, &[2])?,
+            Some(MomentumBuffer::Filled(TensorMut::new(&mut b64, &[2])?)),
+            None,
+            &m,
+        );
+        assert!(
+            matches!(&result, Err(ascendcl::Error::InvalidArgument(t)) if t.contains("not F64")),
+            "{result:?}"
+        );
+        assert_eq!(env.calls(), Vec::<String>::new(), "f64: nothing queued");
+        assert_eq!(p64.to_vec()?, vec![1.0, 2.0]);
         Ok(())
     });
 }

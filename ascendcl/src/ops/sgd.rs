@@ -110,9 +110,12 @@ pub enum MomentumBuffer<'a> {
 ///   (or one of the largest shape, viewed smaller) and a step allocates
 ///   nothing; its contents afterwards are unspecified;
 /// * `param`, `grad`, the buffer and `scratch` must have one shape and one
-///   dtype (f32, checked against PyTorch; f16 and bf16 go through the same
+///   dtype: f32 (checked against PyTorch), f16 or bf16 (through the same
 ///   operators, each rounding to the dtype, unlike a fused kernel computing
-///   in f32). The views cannot overlap (the buffer
+///   in f32). f64 and integers are refused up front: the step's `Muls` and
+///   `InplaceMuls` launches take neither on the mock (its scalar forms do not
+///   emulate DOUBLE), and a refusal half-way would leave the step half
+///   applied. The views cannot overlap (the buffer
 ///   and `scratch` are mutable views, `grad` a shared one of other memory);
 /// * every operator's workspace comes from `workspace`.
 ///
@@ -176,6 +179,16 @@ pub fn sgd_step<'w>(
     hyper: &Sgd,
 ) -> Result<()> {
     hyper.check()?;
+    if !matches!(
+        param.dtype(),
+        ops::DType::F32 | ops::DType::F16 | ops::DType::BF16
+    ) {
+        return Err(Error::invalid(format!(
+            "SGD steps parameters of f32, f16 or bf16, not {:?}: keep an f32 master copy of \
+             the parameter and step that",
+            param.dtype()
+        )));
+    }
     let mut ws = workspace.into();
     let same = |what: &str, shape: Vec<usize>, dtype: ops::DType| -> Result<()> {
         if shape != param.shape() || dtype != param.dtype() {
