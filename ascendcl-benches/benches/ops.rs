@@ -148,7 +148,7 @@ fn launch_overhead(c: &mut Criterion) {
             let launched = repeatable.launch(
                 stream,
                 &[&Tensor::new(&x, &[1]).unwrap()],
-                vec![TensorMut::new(&mut y, &[1]).unwrap()],
+                [TensorMut::new(&mut y, &[1]).unwrap()],
                 Workspace::none(),
             );
             black_box(launched.expect("launch")).detach();
