@@ -115,7 +115,11 @@ fn every_op_rejects_null_and_invalid_arguments_with_the_documented_codes() {
                 ("inner dimensions differ", 1, m23),
                 ("out shape", 2, m33),
                 ("3-D self", 0, t3d),
-                ("f16 self with f32 mat2", 0, h23),
+                (
+                    "i32 self (f32, f16 and bf16 only; mixed floats are promoted)",
+                    0,
+                    i23,
+                ),
             ],
             bad_ints: vec![("cubeMathType 5", 0, 5)],
         },

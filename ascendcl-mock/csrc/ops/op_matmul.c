@@ -5,6 +5,17 @@
  * null checks cover self, mat1, mat2, beta, alpha, out (aclnn_addmm.cpp:58-63,
  * 161001 at :157). Kernels accumulate in f32 in a plain
  * k-loop, whatever the storage dtype, and store rounding to nearest even.
+ *
+ * Dtypes (ops-nn v8.5.0, commit e9f5c1b): Mm, Addmm and Matmul check their
+ * inputs with the shared A2/A3 rule of matmul/common/op_host/op_api/
+ * matmul_util.cpp (CheckInput, reached from aclnn_mm.cpp:162-171,
+ * aclnn_addmm.cpp:154-164, aclnn_matmul.cpp:230-243): each of the two
+ * matrices, out and the bias is f32, f16 or bf16 on its own (:2095-2106,
+ * :2129-2142, list :2185-2189), and mixed matrices are promoted, not refused
+ * (:2144-2162, :2191-2226): f32 with f16 or bf16 to f32 (f16 with
+ * USE_FP16), f16 with bf16 to f32. The kernels read each input in its own
+ * dtype and accumulate in f32, which is that promotion for every case but
+ * USE_FP16's f16 one.
  */
 #include "op_internal.h"
 
@@ -113,7 +124,7 @@ OPS_EXPORT aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclT
     ph1_arg_tensor(&p, "out", out);
     ph1_arg_i64(&p, "cubeMathType", cubeMathType);
     if (need_tensor(&p, self, "self") && need_tensor(&p, mat2, "mat2") && need_tensor(&p, out, "out") &&
-        check_dtype(&p, self, "self", DT_FLOATS) && check_same_dtype(&p, self, "self", mat2, "mat2") &&
+        check_dtype(&p, self, "self", DT_FLOATS) && check_dtype(&p, mat2, "mat2", DT_FLOATS) &&
         check_dtype(&p, out, "out", DT_FLOATS) && check_ndim(&p, self, "self", 2, 2) &&
         check_ndim(&p, mat2, "mat2", 2, 2) && check_k(&p, self->v.dims[1], mat2->v.dims[0]) &&
         check_shape(&p, out, "out", (int64_t[]){self->v.dims[0], mat2->v.dims[1]}, 2) &&
@@ -135,7 +146,7 @@ static void addmm(ph1 *p, const aclTensor *self, const aclTensor *mat1, const ac
                   const aclScalar *alpha, const aclTensor *out, int8_t cubeMathType, bool inplace)
 {
     const char *oname = inplace ? "selfRef" : "out";
-    if (check_dtype(p, mat1, "mat1", DT_FLOATS) && check_same_dtype(p, mat1, "mat1", mat2, "mat2") &&
+    if (check_dtype(p, mat1, "mat1", DT_FLOATS) && check_dtype(p, mat2, "mat2", DT_FLOATS) &&
         check_dtype(p, self, inplace ? "selfRef" : "self", DT_FLOATS) && check_dtype(p, out, oname, DT_FLOATS) &&
         check_ndim(p, mat1, "mat1", 2, 2) && check_ndim(p, mat2, "mat2", 2, 2) &&
         check_k(p, mat1->v.dims[1], mat2->v.dims[0])) {
@@ -224,7 +235,7 @@ OPS_EXPORT aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const 
     ph1_arg_i64(&p, "cubeMathType", cubeMathType);
     /* 1- to 6-dimensional ND inputs with broadcasting (aclnn-facts.md A.2.4) */
     if (need_tensor(&p, self, "self") && need_tensor(&p, mat2, "mat2") && need_tensor(&p, out, "out") &&
-        check_dtype(&p, self, "self", DT_FLOATS) && check_same_dtype(&p, self, "self", mat2, "mat2") &&
+        check_dtype(&p, self, "self", DT_FLOATS) && check_dtype(&p, mat2, "mat2", DT_FLOATS) &&
         check_dtype(&p, out, "out", DT_FLOATS) && check_ndim(&p, self, "self", 1, 6) &&
         check_ndim(&p, mat2, "mat2", 1, 6) && check_cube(&p, cubeMathType)) {
         const mk_view *a = &self->v, *b = &mat2->v;
