@@ -144,6 +144,12 @@ pub fn max_pool2d_with_indices<'a>(
 /// Max pooling's gradient: `grad_output` scattered to `indices`
 /// (`aclnnMaxPool2dWithIndicesBackward`).
 ///
+/// On Ascend 910B/910_93 it takes narrower dtypes than the forward makes:
+/// `self`, `grad_output` and `grad_input` f32 only, `indices` i32 (hicann/ops-nn
+/// v8.5.0, `pooling/max_pool3d_grad_with_argmax/op_host/op_api/`
+/// `aclnn_max_pool2d_with_indices_backward.cpp:130-147`). Pool f16/bf16 data
+/// for training in f32, or cast it, and ask the forward for i32 indices.
+///
 /// # Hazard
 ///
 /// `indices` must be those [`max_pool2d_with_indices`] made for this input
