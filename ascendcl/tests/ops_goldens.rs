@@ -51,6 +51,7 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
         )?,
         "InplaceAdd" => ops::inplace_add(out("selfRef"), i("other"), scalar(case, "alpha"))?,
         "Sub" => ops::sub(i("self"), i("other"), scalar(case, "alpha"), out("out"))?,
+        "InplaceSub" => ops::inplace_sub(out("selfRef"), i("other"), scalar(case, "alpha"))?,
         "Mul" => ops::mul(i("self"), i("other"), out("out"))?,
         "Muls" => ops::muls(i("self"), scalar(case, "other"), out("out"))?,
         "InplaceMuls" => ops::inplace_muls(out("selfRef"), scalar(case, "other"))?,
@@ -98,6 +99,17 @@ fn prepare<'a>(case: &Case, up: &'a mut Uploaded) -> ascendcl::Result<Prepared<'
             out("out"),
             math,
         )?,
+        "InplaceAddmm" => {
+            let self_ref = out("selfRef");
+            ops::inplace_addmm(
+                self_ref,
+                i("mat1"),
+                i("mat2"),
+                scalar(case, "beta"),
+                scalar(case, "alpha"),
+                math,
+            )?
+        }
         "ReduceSum" => ops::reduce_sum(
             i("self"),
             &case.int_lists["dims"],

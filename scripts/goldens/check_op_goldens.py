@@ -116,6 +116,15 @@ def compute(op, t, sc, ints, bools, dts):
     if op == "InplaceAdd":
         s = t["selfRef"]
         return {"selfRef": s.write(round_to(s.value() + alpha() * t["other"].value(), s.dt))}
+    if op == "InplaceSub":
+        s = t["selfRef"]
+        return {"selfRef": s.write(round_to(s.value() - alpha() * t["other"].value(), s.dt))}
+    if op == "InplaceAddmm":
+        s = t["selfRef"]
+        mm = t["mat1"].value() @ t["mat2"].value()
+        beta = sc["beta"]
+        base = 0.0 if beta == 0 else beta * s.value()
+        return {"selfRef": s.write(round_to(base + sc["alpha"] * mm, s.dt))}
     if op == "Relu":
         return {"out": np.maximum(t["self"].value(), 0.0)}
     if op == "ThresholdBackward":

@@ -738,6 +738,62 @@ def mm_cases():
         c.int_("cubeMathType", 0)
 
 
+def inplace_sub_cases():
+    # InplaceSub: selfRef -= alpha*other (torch's sub_).
+    specs = [
+        ("f32_3x5", (3, 5), (3, 5), "f32", "contig", "contig", 1.0, "f32"),
+        ("f32_bcast_transposed", (3, 5), (5,), "f32", "transposed", "contig", 0.5, "f64"),
+        ("f16_3x5", (3, 5), (3, 5), "f16", "contig", "contig", -0.1, "f64"),
+        ("bf16_sliced_bcast", (3, 5), (3, 1), "bf16", "sliced", "contig", 2.0, "f32"),
+    ]
+    for name, ss, so, dt, ls, lo, alpha, adt in specs:
+        cname = f"inplacesub_{name}"
+        r = Rng(cname)
+        s = r.normal(ss, dt, 2.0)
+        o = r.normal(so, dt, 2.0)
+        S = layout(s, ls)
+        O = layout(o, lo)
+        c = Case(cname, "InplaceSub")
+        c.tensor("selfRef", S)
+        c.tensor("other", O)
+        c.scalar("alpha", adt, alpha)
+        S.view.sub_(O.view, alpha=alpha)
+        rt, at = tol("exact", dt)
+        extra = exact_alpha_atol(alpha, O.view, dt)
+        c.expect("selfRef", S.storage, rt, max(at, extra or 0.0))
+
+
+def inplace_addmm_cases():
+    # InplaceAddmm: selfRef = beta*selfRef + alpha*(mat1 @ mat2), torch's
+    # addmm_; beta = alpha = 1 is gradient accumulation in place.
+    specs = [
+        ("f32_accumulate", (4, 6), (6, 3), "f32", "contig", "contig", "contig", 1.0, "f32", 1.0, "f32"),
+        ("f32_scaled_transposed", (3, 5), (5, 4), "f32", "transposed", "contig", "contig", 0.5, "f64", -2.0, "f64"),
+        ("f32_sliced_self", (3, 5), (5, 4), "f32", "contig", "transposed", "sliced", 1.0, "f32", 0.25, "f32"),
+        ("f16_accumulate", (4, 8), (8, 3), "f16", "contig", "transposed", "contig", 1.0, "f32", 1.0, "f32"),
+        ("bf16_accumulate", (4, 8), (8, 3), "bf16", "contig", "contig", "contig", 1.0, "f32", 1.0, "f32"),
+    ]
+    for name, sa, sb, dt, la, lb, ls, beta, bdt, alpha, adt in specs:
+        cname = f"inplaceaddmm_{name}"
+        r = Rng(cname)
+        a = r.normal(sa, dt)
+        b = r.normal(sb, dt, 0.5)
+        s = r.normal((sa[0], sb[1]), dt)
+        A, B = layout(a, la), layout(b, lb)
+        S = layout(s, ls)
+        c = Case(cname, "InplaceAddmm")
+        c.tensor("selfRef", S)
+        c.tensor("mat1", A)
+        c.tensor("mat2", B)
+        c.scalar("beta", bdt, beta)
+        c.scalar("alpha", adt, alpha)
+        scale = abs(alpha) * mm_scale(A.view, B.view) + abs(beta) * s.double().abs().max().item()
+        S.view.addmm_(A.view, B.view, beta=beta, alpha=alpha)
+        rt, at = tol("accum", dt)
+        c.expect("selfRef", S.storage, rt, accum_atol(at, rt, scale))
+        c.int_("cubeMathType", 0)
+
+
 def addmm_cases():
     # out = beta*self + alpha*(mat1 @ mat2); self broadcasts to (M, N).
     specs = [
@@ -1047,6 +1103,8 @@ def main():
     nll_loss_backward_cases()
     mm_cases()
     addmm_cases()
+    inplace_sub_cases()
+    inplace_addmm_cases()
     matmul_cases()
     reduce_sum_cases()
     argmax_cases()
