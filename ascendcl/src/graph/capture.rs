@@ -61,8 +61,8 @@ pub struct Capture<'g> {
     stream: Stream,
     parts: GraphParts<'g>,
     ended: bool,
-    /// Counts the capture as active for the mode's refusals (until dropped:
-    /// after `end`, with the capture value).
+    /// Counts the capture as active for the mode's refusals, until the
+    /// capture ends (`end`, or dropping it unended).
     gate: Option<ModeGate>,
     _borrows: PhantomData<&'g mut ()>,
 }
