@@ -13,18 +13,36 @@
 //! quantum), and exits non-zero otherwise. On the mock by default; unchanged
 //! on an Atlas card.
 //!
-//! `cargo run --example train_mlp`
+//! `--graph` trains the same way through a graph: the first step runs
+//! eagerly (it warms the allocator up and starts the momentum), then each
+//! epoch captures one step (forward, loss, backward, update, the batch's
+//! upload and the loss's download) and replays it once per batch, one
+//! `aclmdlRIExecuteAsync` each; the graph is dropped at the end of the epoch
+//! so the accuracy pass can read the parameters. Its losses are those of the
+//! eager run, bit for bit (`tests/train_mlp_graph.rs`), so the same PyTorch
+//! check applies.
+//!
+//! `cargo run --example train_mlp [-- --graph]`
 
 use std::process::ExitCode;
 
 use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::prelude::*;
+use ascendcl_examples::mlp::graph_step::{CapturedStep, StepBuffers};
 use ascendcl_examples::mlp::reference::{self, Reference};
 use ascendcl_examples::mlp::trainer::Trainer;
 use ascendcl_examples::mlp::{BATCH, D, EPOCHS, N, Task};
 
 fn main() -> ExitCode {
-    match run() {
+    let graph = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+        [] => false,
+        [flag] if flag == "--graph" => true,
+        _ => {
+            eprintln!("usage: train_mlp [--graph]");
+            return ExitCode::from(2);
+        }
+    };
+    match run(graph) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {
@@ -58,9 +76,16 @@ fn check_generator(task: &Task) -> bool {
         })
 }
 
-fn run() -> ascendcl::Result<bool> {
+fn run(graph: bool) -> ascendcl::Result<bool> {
     let (rt, backend) = ascendcl_examples::runtime()?;
-    println!("backend: {backend}");
+    println!(
+        "backend: {backend}{}",
+        if graph {
+            ", one graph replay per step"
+        } else {
+            ""
+        }
+    );
     let task = Task::generate();
     let generator_ok = check_generator(&task);
     println!("data and initial parameters equal PyTorch's bit for bit: {generator_ok}");
@@ -84,10 +109,17 @@ fn run() -> ascendcl::Result<bool> {
     let (mut worst, mut worst_abs) = (0f64, 0f64);
     let mut all_match = generator_ok;
     let steps_per_epoch = N / BATCH;
+    // Graph mode: the buffers a captured step uses besides the model.
+    let mut step_buffers = if graph {
+        Some(StepBuffers::new(&tr)?)
+    } else {
+        None
+    };
     for epoch in 0..EPOCHS {
-        for s in 0..steps_per_epoch {
-            let k_step = epoch * steps_per_epoch + s;
-            let rows = s * BATCH..(s + 1) * BATCH;
+        let first = epoch * steps_per_epoch;
+        let mut losses = Vec::with_capacity(steps_per_epoch);
+        let mut eager_step = |model: &mut _, k_step: usize| -> ascendcl::Result<f32> {
+            let rows = (k_step - first) * BATCH..(k_step - first + 1) * BATCH;
             // Writing the staging buffers waits for their previous upload.
             x_host
                 .as_mut_slice()?
@@ -102,11 +134,38 @@ fn run() -> ascendcl::Result<bool> {
             copy.copy_host_to_device(&x_host, &mut x)?.detach();
             copy.copy_host_to_device(&labels_host, &mut labels)?
                 .detach();
-            let loss = tr.gradients(&x, &labels, &mut model, BATCH)?;
-            tr.sgd_step(&mut model, k_step == 0)?;
+            let loss = tr.gradients(&x, &labels, model, BATCH)?;
+            tr.sgd_step(model, k_step == 0)?;
             let mut value = [0f32];
             loss.copy_to_host(&mut value)?; // waits for the forward's loss
-            let loss = value[0];
+            Ok(value[0])
+        };
+        let mut steps = first..first + steps_per_epoch;
+        match step_buffers.as_mut() {
+            None => {
+                for k_step in steps {
+                    losses.push(eager_step(&mut model, k_step)?);
+                }
+            }
+            Some(bufs) => {
+                if epoch == 0 {
+                    // Eager: it starts the momentum and warms the allocator up.
+                    losses.push(eager_step(&mut model, steps.next().unwrap_or(0))?);
+                }
+                let mut captured = CapturedStep::capture(&tr, &mut model, bufs)?;
+                for k_step in steps {
+                    let rows = (k_step - first) * BATCH..(k_step - first + 1) * BATCH;
+                    losses.push(captured.step(
+                        &compute,
+                        &task.x[rows.start * D..rows.end * D],
+                        &task.labels[rows],
+                    )?);
+                }
+                // Dropping the graph (end of this block) gives the model back.
+            }
+        }
+        for (s, &loss) in losses.iter().enumerate() {
+            let k_step = first + s;
             let expected = reference.losses.get(k_step).copied().unwrap_or(f64::NAN);
             let ok = Reference::loss_matches(f64::from(loss), expected);
             let diff = (f64::from(loss) - expected).abs();

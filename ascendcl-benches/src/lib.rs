@@ -19,6 +19,7 @@ pub mod raw_mlp;
 pub mod raw_ops;
 pub mod repeatable;
 pub mod rows;
+pub mod step_timing;
 
 use ascendcl::{Context, Device, Runtime, Stream};
 

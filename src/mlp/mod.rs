@@ -2,6 +2,7 @@
 //! `scripts/goldens/train_mlp_reference.py` specifies it (the PyTorch run
 //! whose per-step losses the example must match).
 
+pub mod graph_step;
 pub mod reference;
 pub mod trainer;
 

@@ -30,9 +30,9 @@ pub struct Model {
     /// SGD momentum buffers, shaped like `layers`.
     pub moms: [Layer; 2],
     /// Class weights (ones), as torch_npu passes them to nll_loss.
-    weight: Block<f32>,
+    pub(super) weight: Block<f32>,
     /// dLoss/dLoss = 1, 0-d.
-    one: Block<f32>,
+    pub(super) one: Block<f32>,
 }
 
 /// Launches operators on one stream with memory from one allocator.
