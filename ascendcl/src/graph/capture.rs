@@ -7,12 +7,12 @@ use std::sync::atomic::Ordering;
 
 use ascendcl_sys::{Aclnn, aclmdlRI, aclmdlRICaptureMode, aclrtMemcpyKind};
 
-use crate::alloc::Block;
+use crate::alloc::{Block, CachingAllocator};
 use crate::call::check;
 use crate::error::{AclError, Error, Result};
 use crate::graph::mode_gate::ModeGate;
 use crate::graph::owned::{HostInput, HostOutput, Owned};
-use crate::graph::views::{Bound, BoundMem, Views};
+use crate::graph::views::{Bound, BoundMem, Holder, Views};
 use crate::graph::{Graph, GraphParts};
 use crate::memory::sealed::Sealed;
 use crate::memory::{DeviceCopy, DeviceSlice, DeviceSliceMut, HostBuffer};
@@ -128,11 +128,12 @@ impl<'g> Capture<'g> {
                 parts.ctx.device_id()
             )));
         }
+        let owned = &self.parts.owned;
         if self
             .parts
             .bound
             .iter()
-            .any(|b| std::ptr::eq(b.tracker, parts.tracker))
+            .any(|b| std::ptr::eq(b.resolve(owned).1, parts.tracker))
         {
             return Err(Error::invalid(
                 "this memory is already bound to the capture",
@@ -141,8 +142,45 @@ impl<'g> Capture<'g> {
         self.parts.bound.push(BoundMem {
             ptr: parts.ptr,
             bytes: parts.len * size_of::<T>(),
-            ctx: parts.ctx,
-            tracker: parts.tracker,
+            holder: Holder::Borrowed {
+                ctx: parts.ctx,
+                tracker: parts.tracker,
+            },
+            access: Access::Read,
+        });
+        Ok(Bound {
+            capture: self.parts.id,
+            index: self.parts.bound.len() - 1,
+            _element: PhantomData,
+        })
+    }
+
+    /// Device memory for `len` elements that the graph owns, taken from
+    /// `allocator` now (so allocate during capture only what a warm-up run
+    /// has left in its cache) and given back only after the model is
+    /// destroyed: for the step's intermediates, which live nowhere else.
+    /// Captured operators reach it through views ([`Views`]) like bound
+    /// memory; nothing else can. Its contents are unspecified until captured
+    /// work writes it.
+    pub fn scratch<T: Element>(
+        &mut self,
+        allocator: &CachingAllocator,
+        len: usize,
+    ) -> Result<Bound<T>> {
+        if allocator.context().device_id() != self.stream.context().device_id() {
+            return Err(Error::invalid(format!(
+                "an allocator of device {} cannot give scratch memory to a capture on device {}",
+                allocator.context().device_id(),
+                self.stream.context().device_id()
+            )));
+        }
+        let block = allocator.alloc::<T>(&self.stream, len)?;
+        let ptr = block.as_device_ptr().cast_mut().cast::<c_void>();
+        self.parts.owned.push(Box::new(block));
+        self.parts.bound.push(BoundMem {
+            ptr,
+            bytes: len * size_of::<T>(),
+            holder: Holder::Owned(self.parts.owned.len() - 1),
             access: Access::Read,
         });
         Ok(Bound {
@@ -177,15 +215,17 @@ impl<'g> Capture<'g> {
     {
         let views = Views {
             bound: &self.parts.bound,
+            owned: &self.parts.owned,
             capture: self.parts.id,
             taken: RefCell::new(Vec::new()),
         };
         let mut op = build(&views)?;
         let taken: Vec<(usize, Access)> = views.taken.borrow().clone();
+        let owned = &self.parts.owned;
         let is_view = |tracker: &UseTracker, access: Access| {
-            taken
-                .iter()
-                .any(|&(i, a)| std::ptr::eq(self.parts.bound[i].tracker, tracker) && a == access)
+            taken.iter().any(|&(i, a)| {
+                std::ptr::eq(self.parts.bound[i].resolve(owned).1, tracker) && a == access
+            })
         };
         let foreign = op.reads.iter().any(|s| !is_view(s.tracker, Access::Read))
             || op.writes.iter().any(|s| !is_view(s.tracker, Access::Write));

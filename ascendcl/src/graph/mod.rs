@@ -16,6 +16,9 @@
 //!   captured operators are built from views of it ([`Views`]), checked like
 //!   borrows within each operator (one writable view of a buffer, or
 //!   read-only ones), and an operator over any other memory is refused;
+//! * the step's intermediates can live in scratch memory the graph owns
+//!   ([`Capture::scratch`]: allocator blocks, reachable only through the
+//!   captured operators' views, given back after the model is destroyed);
 //! * the pinned host buffers of captured copies, and workspace blocks taken
 //!   from an allocator, are owned by the graph: the next input is written
 //!   through [`Graph::host_input_mut`] and the output read through
@@ -94,8 +97,8 @@ pub(crate) struct GraphParts<'g> {
     bound: Vec<BoundMem<'g>>,
     /// Workspace buffers lent to captured operators (written).
     workspaces: Vec<&'g UseTracker>,
-    /// Memory the graph owns (host buffers, workspace blocks), and how the
-    /// captured work touches each.
+    /// Memory the graph owns (host buffers, workspace and scratch blocks),
+    /// and how the captured work touches each (scratch blocks: in `bound`).
     owned: Vec<Box<dyn Owned>>,
     owned_access: Vec<(usize, Access)>,
     /// Repeatable executors of the captured operators, and their descriptors.
@@ -199,11 +202,12 @@ impl<'g> Graph<'g> {
                 "this graph was captured on device {mine} and cannot be replayed on a stream of device {theirs}"
             )));
         }
+        let owned = &self.parts.owned;
         let mut touches: Vec<(&UseTracker, Access)> = self
             .parts
             .bound
             .iter()
-            .map(|b| (b.tracker, b.access))
+            .map(|b| (b.resolve(owned).1, b.access))
             .collect();
         touches.extend(self.parts.workspaces.iter().map(|t| (*t, Access::Write)));
         for &(index, access) in &self.parts.owned_access {

@@ -1,10 +1,12 @@
 //! Memory a graph owns: the pinned host buffers its captured copies read and
-//! write (refreshed between replays through the graph), and the workspace
-//! blocks its operators use.
+//! write (refreshed between replays through the graph), the workspace
+//! blocks its operators use, and the scratch blocks its operators' tensors
+//! live in.
 
 use std::any::Any;
 use std::marker::PhantomData;
 
+use crate::context::Context;
 use crate::memory::DeviceCopy;
 use crate::memory::sealed::Sealed;
 use crate::tracker::UseTracker;
@@ -13,6 +15,8 @@ use crate::tracker::UseTracker;
 pub(crate) trait Owned: Send + Sync {
     /// The memory's tracker (every replay records a use in it).
     fn tracker(&self) -> &UseTracker;
+    /// The memory's context.
+    fn ctx(&self) -> &Context;
     /// For typed access through a handle.
     fn as_any(&self) -> &dyn Any;
     /// For typed access through a handle.
@@ -22,6 +26,9 @@ pub(crate) trait Owned: Send + Sync {
 impl<T: Sealed + Send + Sync + 'static> Owned for T {
     fn tracker(&self) -> &UseTracker {
         self.raw_parts().tracker
+    }
+    fn ctx(&self) -> &Context {
+        self.raw_parts().ctx
     }
     fn as_any(&self) -> &dyn Any {
         self

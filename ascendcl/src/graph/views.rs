@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::graph::owned::Owned;
 use crate::ops::tensor::Storage;
 use crate::ops::{Element, Tensor, TensorMut};
 use crate::tracker::{Access, UseTracker};
@@ -27,14 +28,41 @@ impl<T> Clone for Bound<T> {
 
 impl<T> Copy for Bound<T> {}
 
-/// Memory bound to a capture: borrowed exclusively for the graph's life.
+/// Who keeps memory bound to a capture alive.
+pub(crate) enum Holder<'g> {
+    /// The caller's memory, borrowed exclusively for the graph's life.
+    Borrowed {
+        ctx: &'g Context,
+        tracker: &'g UseTracker,
+    },
+    /// A scratch block the graph owns: this index of its owned memory.
+    Owned(usize),
+}
+
+/// Memory bound to a capture: borrowed exclusively for the graph's life, or
+/// owned by the graph.
 pub(crate) struct BoundMem<'g> {
     pub(crate) ptr: *mut c_void,
     pub(crate) bytes: usize,
-    pub(crate) ctx: &'g Context,
-    pub(crate) tracker: &'g UseTracker,
+    pub(crate) holder: Holder<'g>,
     /// How the captured work touches it (Write once anything writes it).
     pub(crate) access: Access,
+}
+
+impl<'g> BoundMem<'g> {
+    /// Its context and tracker (`owned`: the graph's owned memory).
+    pub(crate) fn resolve<'a>(
+        &'a self,
+        owned: &'a [Box<dyn Owned>],
+    ) -> (&'a Context, &'a UseTracker)
+    where
+        'g: 'a,
+    {
+        match self.holder {
+            Holder::Borrowed { ctx, tracker } => (ctx, tracker),
+            Holder::Owned(index) => (owned[index].ctx(), owned[index].tracker()),
+        }
+    }
 }
 
 /// The views one captured operator is built from. Views of bound memory are
@@ -42,6 +70,7 @@ pub(crate) struct BoundMem<'g> {
 /// read-only views of a buffer, or one writable view and nothing else.
 pub struct Views<'v> {
     pub(crate) bound: &'v [BoundMem<'v>],
+    pub(crate) owned: &'v [Box<dyn Owned>],
     pub(crate) capture: u64,
     pub(crate) taken: RefCell<Vec<(usize, Access)>>,
 }
@@ -70,11 +99,12 @@ impl<'v> Views<'v> {
         }
         taken.push((b.index, access));
         let mem = &self.bound[b.index];
+        let (ctx, tracker) = mem.resolve(self.owned);
         Ok(Storage {
             ptr: mem.ptr,
             len: mem.bytes / std::mem::size_of::<T>(),
-            ctx: mem.ctx,
-            tracker: mem.tracker,
+            ctx,
+            tracker,
         })
     }
 
