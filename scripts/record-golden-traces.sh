@@ -11,7 +11,8 @@
 #       operator removed) whose strict replay must fail with exit 86 and a
 #       report containing "text" (the call it names)
 #
-#   scripts/record-golden-traces.sh [EXAMPLE...]   (default: all of them)
+#   scripts/record-golden-traces.sh [TRACE...]   (default: all of them; a
+#   trace is named after its example, or e.g. train_mlp-graph)
 #
 # Run it after a change to an example, the ascendcl crate or the shim
 # changes the calls an example makes (tests/golden_traces.rs and the CI
@@ -20,7 +21,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-# example, arguments ("-" for none), extra environment of the recording
+# example, arguments ("-" for none), extra environment of the recording,
+# and the trace's name when it is not the example's
 golden=(
     "quickstart - -"
     "01_devices - -"
@@ -32,6 +34,8 @@ golden=(
     "train_mlp - -"
     "train_resnet - -"
     "train_data_parallel --mode,threads,--ranks,2 -"
+    "train_mlp --graph - train_mlp-graph"
+    "train_resnet --graph - train_resnet-graph"
 )
 # 05_allocator runs its device out of memory 4 GiB at a time, and its
 # expandable segments map 2 MiB pages: on a 4200 MiB device that is one block
@@ -68,16 +72,17 @@ mkdir -p "$traces/edited"
 manifest="$traces/golden.tsv"
 new_manifest=$(mktemp)
 for entry in "${golden[@]}"; do
-    read -r example args extra <<<"$entry"
+    read -r example args extra name <<<"$entry"
+    name=${name:-$example}
     argv=()
     [ "$args" = - ] || IFS=, read -r -a argv <<<"$args"
-    printf '%s\t%s\t%s\n' "$example" "$traces/$example.jsonl" "$args" >>"$new_manifest"
-    if [ ${#wanted[@]} -gt 0 ] && [[ " ${wanted[*]} " != *" $example "* ]]; then
+    printf '%s\t%s\t%s\n' "$example" "$traces/$name.jsonl" "$args" >>"$new_manifest"
+    if [ ${#wanted[@]} -gt 0 ] && [[ " ${wanted[*]} " != *" $name "* ]]; then
         continue
     fi
     exe=$(exe_of "$example")
     [ -n "$exe" ] || { echo "error: no example named $example" >&2; exit 1; }
-    trace="$traces/$example.jsonl"
+    trace="$traces/$name.jsonl"
     rm -f "$trace"
     settings=(ASCENDCL_LIBRARY="$shim" ASCENDCL_RECORD_TARGET="$mock" ASCENDCL_RECORD_TRACE="$root/$trace"
         ASCENDCL_ACLNN_DIR="$faces" ASCENDCL_RECORD_ACLNN_DIR="$out_dir")

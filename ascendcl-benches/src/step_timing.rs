@@ -46,7 +46,7 @@ pub fn is_launch(function: &str) -> bool {
 /// holds the stream, so only the host's queuing is timed, and appends the
 /// time to `cost`. Returns what `submit` returned, with the stream released:
 /// the caller waits for the step (untimed).
-pub fn time_step<T, E>(
+fn time_step<T, E>(
     stream: &Stream,
     cost: &mut StepCost,
     submit: impl FnOnce() -> Result<T, E>,
@@ -60,9 +60,69 @@ pub fn time_step<T, E>(
     submitted
 }
 
+/// One side of the comparison: queues the step for batch `k`, then waits
+/// for it.
+pub trait StepSide {
+    /// The stream the step is queued on.
+    fn stream(&self) -> &Stream;
+    /// Queues the step for batch `k` (timed).
+    fn submit(&mut self, k: usize) -> ascendcl::Result<()>;
+    /// Waits for the last step (untimed).
+    fn wait(&mut self) -> ascendcl::Result<()>;
+}
+
+/// Alternates `chunk` steps of each side per round, `rounds` timed rounds
+/// after one untimed warm-up round, then counts one more step of each side
+/// (on the mock). Batches `first..` are used in order.
+pub fn interleave(
+    counter: &CallCounter,
+    rounds: usize,
+    chunk: usize,
+    first: usize,
+    eager: &mut dyn StepSide,
+    graph: &mut dyn StepSide,
+) -> ascendcl::Result<(StepCost, StepCost)> {
+    let (mut e, mut g) = (StepCost::default(), StepCost::default());
+    let mut k = first;
+    for round in 0..=rounds {
+        let (mut ew, mut gw) = (StepCost::default(), StepCost::default());
+        let (ec, gc) = if round == 0 {
+            (&mut ew, &mut gw)
+        } else {
+            (&mut e, &mut g)
+        };
+        for _ in 0..chunk {
+            timed(eager, ec, k)?;
+            timed(graph, gc, k)?;
+            k += 1;
+        }
+    }
+    counted(counter, eager, &mut e, k)?;
+    counted(counter, graph, &mut g, k)?;
+    Ok((e, g))
+}
+
+fn timed(side: &mut dyn StepSide, cost: &mut StepCost, k: usize) -> ascendcl::Result<()> {
+    let stream = side.stream().clone();
+    time_step(&stream, cost, || side.submit(k))?;
+    side.wait()
+}
+
+fn counted(
+    counter: &CallCounter,
+    side: &mut dyn StepSide,
+    cost: &mut StepCost,
+    k: usize,
+) -> ascendcl::Result<()> {
+    count_step(counter, cost, || {
+        side.submit(k)?;
+        side.wait()
+    })
+}
+
 /// Counts one step's launches and calls into `cost` (on the mock): runs
 /// `step` (submit and finish) once between the counter's begin and end.
-pub fn count_step<E>(
+fn count_step<E>(
     counter: &CallCounter,
     cost: &mut StepCost,
     step: impl FnOnce() -> Result<(), E>,

@@ -2,6 +2,11 @@
 //! `scripts/goldens/train_resnet_reference.py` specifies it (the PyTorch run
 //! whose per-step losses the example must match).
 
+mod graph_layers;
+pub mod graph_step;
+pub mod pass;
+pub mod trainer;
+
 use crate::mlp::SplitMix64;
 
 /// Images.

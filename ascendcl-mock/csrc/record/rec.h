@@ -76,7 +76,7 @@ extern const char *const rec_fn_names[RFN_COUNT];
 #define RFN_NN_FIRST RFN_aclCreateTensor
 
 /* Kinds of symbolic ids, in the order of their letters "csepmhv". */
-enum rec_kind { K_CTX = 0, K_STREAM, K_EVENT, K_PHYS, K_DEV, K_HOST, K_VA, K_NN, K_COUNT };
+enum rec_kind { K_CTX = 0, K_STREAM, K_EVENT, K_PHYS, K_DEV, K_HOST, K_VA, K_NN, K_MODEL, K_COUNT };
 
 typedef struct rec_call {
     int fn;
@@ -178,6 +178,11 @@ void ro_str(rec_call *c, const char *key, const char *s);
 /* A handle: a new one (created by the call) or one that may be known. */
 void ro_new_obj(rec_call *c, const char *key, const void *h, int kind);
 void ro_obj(rec_call *c, const char *key, const void *h, int kind);
+/* A capture began on `stream`: its model's id is taken now, as the mock
+ * numbers models (capture.c, aclmdlRICaptureBegin). */
+void rec_model_begun(const void *stream);
+/* The model handle `h` of the capture on `stream` (CaptureEnd, GetInfo). */
+void ro_model(rec_call *c, const char *key, const void *stream, const void *h);
 /* A new block of memory of `kind` (K_DEV, K_HOST, K_VA). */
 void ro_new_mem(rec_call *c, const char *key, const void *p, uint64_t size, int kind);
 /* The block of `kind` at p (with the id of c->last_id) was freed. */

@@ -1,8 +1,8 @@
 /*
- * rec_api_capture.c: recording wrappers of stream capture (aclmdlRI*). Kept
- * minimal: streams are recorded symbolically, model handles as numbers (no
- * symbolic model kind yet), so a trace of a capture is recorded faithfully
- * and a replay of it does not break, but cannot rebind model handles.
+ * rec_api_capture.c: recording wrappers of stream capture (aclmdlRI*).
+ * Streams and models are recorded symbolically: a model is m<N>, numbered
+ * when its capture begins (as the mock's journal numbers it), so a trace of
+ * a program that captures and replays graphs replays strictly.
  */
 #include "rec.h"
 
@@ -13,6 +13,9 @@ REC_EXPORT aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode
     ra_i64(&c, "mode", (int64_t)mode);
     aclError rc;
     REC_INVOKE(rc, stream, mode);
+    if (rc == ACL_SUCCESS) {
+        rec_model_begun(stream);
+    }
     return REC_END(rc);
 }
 
@@ -26,7 +29,7 @@ REC_EXPORT aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureSt
         ro_i64(&c, "status", (int64_t)*status);
     }
     if (rc == ACL_SUCCESS && modelRI) {
-        ro_u64(&c, "modelRI", (uint64_t)(uintptr_t)*modelRI);
+        ro_model(&c, "modelRI", stream, *modelRI);
     }
     return REC_END(rc);
 }
@@ -38,7 +41,7 @@ REC_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     aclError rc;
     REC_INVOKE(rc, stream, modelRI);
     if (rc == ACL_SUCCESS && modelRI) {
-        ro_u64(&c, "modelRI", (uint64_t)(uintptr_t)*modelRI);
+        ro_model(&c, "modelRI", stream, *modelRI);
     }
     return REC_END(rc);
 }
@@ -46,7 +49,7 @@ REC_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 REC_EXPORT aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags)
 {
     REC_BEGIN(aclmdlRIDebugJsonPrint);
-    ra_u64(&c, "modelRI", (uint64_t)(uintptr_t)modelRI);
+    ra_obj(&c, "modelRI", modelRI, K_MODEL);
     ra_str(&c, "path", path);
     ra_u64(&c, "flags", flags);
     aclError rc;
@@ -69,7 +72,7 @@ REC_EXPORT aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
 REC_EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
 {
     REC_BEGIN(aclmdlRIExecuteAsync);
-    ra_u64(&c, "modelRI", (uint64_t)(uintptr_t)modelRI);
+    ra_obj(&c, "modelRI", modelRI, K_MODEL);
     ra_stream(&c, "stream", stream);
     aclError rc;
     REC_INVOKE(rc, modelRI, stream);
@@ -79,7 +82,7 @@ REC_EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
 REC_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
 {
     REC_BEGIN(aclmdlRIDestroy);
-    ra_u64(&c, "modelRI", (uint64_t)(uintptr_t)modelRI);
+    ra_obj(&c, "modelRI", modelRI, K_MODEL);
     aclError rc;
     REC_INVOKE(rc, modelRI);
     return REC_END(rc);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v', 'n'};
+static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v', 'n', 'm'};
 
 /* ------------------------------------------------------------- handles */
 
@@ -309,6 +309,68 @@ void ro_obj(rec_call *c, const char *key, const void *h, int kind)
     }
     put_key(OUTS, key);
     put(OUTS, "\"%c%llu\"", letters[kind], (unsigned long long)handle_id((uintptr_t)h, kind));
+}
+
+/* Binds `h` to an id taken earlier (a model's, at its capture's begin). */
+static uint64_t handle_bind(uintptr_t h, int kind, uint64_t id)
+{
+    uint64_t taken = next_id[kind];
+    next_id[kind] = id - 1;
+    handle_new(h, kind);
+    next_id[kind] = taken;
+    return id;
+}
+
+/* Captures begun whose model handle has not been seen yet: (stream, id).
+ * One capture per stream at a time; a program with more than this many
+ * captures open at once gets its later models numbered when seen. */
+#define REC_OPEN_CAPTURES 64
+static struct {
+    uintptr_t stream;
+    uint64_t id;
+} open_captures[REC_OPEN_CAPTURES];
+static size_t nopen_captures;
+
+void rec_model_begun(const void *stream)
+{
+    uint64_t id = ++next_id[K_MODEL];
+    for (size_t i = 0; i < nopen_captures; i++) {
+        if (open_captures[i].stream == (uintptr_t)stream) {
+            open_captures[i].id = id; /* an earlier capture never returned its model */
+            return;
+        }
+    }
+    if (nopen_captures < REC_OPEN_CAPTURES) {
+        open_captures[nopen_captures].stream = (uintptr_t)stream;
+        open_captures[nopen_captures].id = id;
+        nopen_captures++;
+    }
+}
+
+void ro_model(rec_call *c, const char *key, const void *stream, const void *h)
+{
+    if (!h) {
+        return;
+    }
+    uint64_t id = 0;
+    if (handle_find((uintptr_t)h, K_MODEL)) {
+        id = handle_id((uintptr_t)h, K_MODEL);
+    } else {
+        for (size_t i = 0; i < nopen_captures; i++) {
+            if (open_captures[i].stream == (uintptr_t)stream) {
+                id = handle_bind((uintptr_t)h, K_MODEL, open_captures[i].id);
+                open_captures[i] = open_captures[--nopen_captures];
+                break;
+            }
+        }
+        if (!id) {
+            id = handle_new((uintptr_t)h, K_MODEL);
+        }
+    }
+    if (c->on) {
+        put_key(OUTS, key);
+        put(OUTS, "\"%c%llu\"", letters[K_MODEL], (unsigned long long)id);
+    }
 }
 
 void ro_new_mem(rec_call *c, const char *key, const void *p, uint64_t size, int kind)
