@@ -107,7 +107,7 @@ impl<'g> Capture<'g> {
             stream: stream.clone(),
             parts: GraphParts::new(stream.context()),
             ended: false,
-            gate: Some(ModeGate::enter(mode)),
+            gate: Some(ModeGate::enter(mode, stream.context())),
             _borrows: PhantomData,
         })
     }

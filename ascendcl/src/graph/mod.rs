@@ -27,11 +27,12 @@
 //!   graph; dropping the graph waits for its replays, destroys the model, then
 //!   the executors, then the memory it owns.
 //!
-//! Limits of this first version: one stream per capture (no fork/join of
-//! side streams), no collectives and no host functions inside a capture, and
-//! synchronous copies in other threads under [`CaptureMode::Global`] are
-//! refused by CANN (which invalidates the capture: [`Capture::end`] then
-//! fails) rather than by this crate.
+//! Which threads a capture restricts follows its mode and each thread's own
+//! ([`with_thread_mode`]); the synchronous copies and memsets CANN would
+//! refuse are refused before any FFI call.
+//!
+//! Limits of this version: one stream per capture (no fork/join of side
+//! streams), no collectives and no host functions inside a capture.
 //!
 //! ```
 //! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
@@ -63,6 +64,7 @@
 mod capture;
 pub(crate) mod mode_gate;
 mod owned;
+mod thread_mode;
 mod views;
 
 use std::marker::PhantomData;
@@ -73,6 +75,7 @@ use ascendcl_sys::{Aclnn, aclOpExecutor, aclmdlRI};
 
 pub use capture::{Capture, CaptureMode};
 pub use owned::{HostInput, HostOutput};
+pub use thread_mode::with_thread_mode;
 use views::BoundMem;
 pub use views::{Bound, Views};
 

@@ -3,50 +3,84 @@
 //!
 //! CANN gates `MemCopySync`, `MemSetSync` and their kin on the capture mode
 //! (hicann/runtime v8.5.0, `src/runtime/feature/src/api_impl/api_impl.cc`,
-//! `Context::IsCaptureModeSupport`, failing with 107030,
-//! `ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT`): while a GLOBAL capture is active
-//! no thread may make them, while a THREAD_LOCAL one is active the capturing
-//! thread may not; a RELAXED capture forbids nothing. The safe layer knows
-//! every capture it began, so it refuses those calls first, with a typed
-//! error and no FFI call. A capture begun outside this crate (raw FFI) is not
-//! seen, nor a thread's mode changed with raw
+//! failing with 107030, `ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT`), by
+//! `Context::IsCaptureModeSupport` (`src/runtime/feature/src/context/context.cc`):
+//! with no capture in the current context, everything is allowed; otherwise
+//! by the calling thread's exchanged mode (`aclmdlRICaptureThreadExchangeMode`,
+//! GLOBAL until a thread changes it):
+//! * RELAXED: allowed;
+//! * GLOBAL: refused if the context has a GLOBAL capture under way, or if
+//!   this thread is capturing in THREAD_LOCAL mode;
+//! * THREAD_LOCAL: refused if this thread is capturing (GLOBAL or
+//!   THREAD_LOCAL).
+//!
+//! The safe layer knows every capture it began and every exchange it made
+//! ([`with_thread_mode`](super::with_thread_mode)), so it applies the same
+//! rule first, with a typed error and no FFI call. A capture begun outside
+//! this crate (raw FFI) is not seen, nor a thread's mode changed with raw
 //! `aclmdlRICaptureThreadExchangeMode`: CANN's own check then decides.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::graph::CaptureMode;
 
-/// Active GLOBAL captures in the process.
-static GLOBAL: AtomicUsize = AtomicUsize::new(0);
+/// Non-relaxed captures under way in the process: when 0, nothing is
+/// refused (the launch path's only cost).
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// GLOBAL captures under way, per context (its raw handle).
+static GLOBAL_BY_CONTEXT: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
 thread_local! {
-    /// Active THREAD_LOCAL captures begun on this thread.
-    static THREAD_LOCAL: Cell<usize> = const { Cell::new(0) };
+    /// This thread's captures under way: (GLOBAL, THREAD_LOCAL).
+    static OWN: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// This thread's exchanged mode, as far as this crate set it.
+    static EXCHANGED: Cell<CaptureMode> = const { Cell::new(CaptureMode::Global) };
+}
+
+fn context_key(ctx: &Context) -> usize {
+    ctx.as_raw() as usize
 }
 
 /// Held by a capture from its begin to its end. Not `Send`: a non-relaxed
 /// capture must end on the thread that began it (CANN refuses another with
-/// 107038), and the thread-local count is that thread's.
+/// 107038), and the thread's own counts are that thread's.
 pub(crate) struct ModeGate {
     mode: CaptureMode,
+    context: usize,
     _same_thread: PhantomData<*const ()>,
 }
 
 impl ModeGate {
-    /// Counts a capture of `mode` as active.
-    pub(crate) fn enter(mode: CaptureMode) -> ModeGate {
+    /// Counts a capture of `mode` in `ctx` as under way.
+    pub(crate) fn enter(mode: CaptureMode, ctx: &Context) -> ModeGate {
+        let context = context_key(ctx);
         match mode {
             CaptureMode::Global => {
-                GLOBAL.fetch_add(1, Ordering::AcqRel);
+                let mut by = GLOBAL_BY_CONTEXT
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                match by.iter_mut().find(|(c, _)| *c == context) {
+                    Some((_, n)) => *n += 1,
+                    None => by.push((context, 1)),
+                }
+                OWN.with(|o| o.set((o.get().0 + 1, o.get().1)));
+                ACTIVE.fetch_add(1, Ordering::AcqRel);
             }
-            CaptureMode::ThreadLocal => THREAD_LOCAL.with(|c| c.set(c.get() + 1)),
+            CaptureMode::ThreadLocal => {
+                OWN.with(|o| o.set((o.get().0, o.get().1 + 1)));
+                ACTIVE.fetch_add(1, Ordering::AcqRel);
+            }
             CaptureMode::Relaxed => {}
         }
         ModeGate {
             mode,
+            context,
             _same_thread: PhantomData,
         }
     }
@@ -56,30 +90,78 @@ impl Drop for ModeGate {
     fn drop(&mut self) {
         match self.mode {
             CaptureMode::Global => {
-                GLOBAL.fetch_sub(1, Ordering::AcqRel);
+                let mut by = GLOBAL_BY_CONTEXT
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                if let Some(i) = by.iter().position(|(c, _)| *c == self.context) {
+                    by[i].1 -= 1;
+                    if by[i].1 == 0 {
+                        by.swap_remove(i);
+                    }
+                }
+                let _ = OWN.try_with(|o| o.set((o.get().0.saturating_sub(1), o.get().1)));
+                ACTIVE.fetch_sub(1, Ordering::AcqRel);
             }
             CaptureMode::ThreadLocal => {
-                let _ = THREAD_LOCAL.try_with(|c| c.set(c.get().saturating_sub(1)));
+                let _ = OWN.try_with(|o| o.set((o.get().0, o.get().1.saturating_sub(1))));
+                ACTIVE.fetch_sub(1, Ordering::AcqRel);
             }
             CaptureMode::Relaxed => {}
         }
     }
 }
 
-/// Refuses `what` (a synchronous copy or memset) while a capture this crate
-/// began forbids it on the calling thread.
+/// This thread's exchanged mode as this crate last set it.
+pub(crate) fn exchanged() -> CaptureMode {
+    EXCHANGED.try_with(Cell::get).unwrap_or_default()
+}
+
+/// Records this thread's exchanged mode (after CANN accepted it).
+pub(crate) fn set_exchanged(mode: CaptureMode) {
+    let _ = EXCHANGED.try_with(|e| e.set(mode));
+}
+
+/// Why `IsCaptureModeSupport` would refuse a synchronous call in `ctx` on
+/// this thread, if it would.
+fn refusal(ctx: &Context) -> Option<&'static str> {
+    let (own_global, own_thread_local) = OWN.try_with(Cell::get).unwrap_or((0, 0));
+    match exchanged() {
+        CaptureMode::Relaxed => None,
+        CaptureMode::Global => {
+            let key = context_key(ctx);
+            let context_global = GLOBAL_BY_CONTEXT
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .any(|(c, n)| *c == key && *n > 0);
+            if context_global {
+                Some("a GLOBAL-mode capture is under way in this context")
+            } else if own_thread_local > 0 {
+                Some("this thread is capturing in THREAD_LOCAL mode")
+            } else {
+                None
+            }
+        }
+        CaptureMode::ThreadLocal => (own_global + own_thread_local > 0).then_some(
+            "this thread is capturing and its mode is THREAD_LOCAL (graph::with_thread_mode)",
+        ),
+    }
+}
+
+/// Refuses `what` (a synchronous copy or memset in `ctx`) where CANN's
+/// capture-mode rule would (see the module docs).
 #[inline]
-pub(crate) fn refuse_sync_call(what: &str) -> Result<()> {
-    let mode = if GLOBAL.load(Ordering::Acquire) > 0 {
-        "a GLOBAL-mode capture is active in this process"
-    } else if THREAD_LOCAL.try_with(Cell::get).unwrap_or(0) > 0 {
-        "this thread is capturing in THREAD_LOCAL mode"
-    } else {
+pub(crate) fn refuse_sync_call(ctx: &Context, what: &str) -> Result<()> {
+    if ACTIVE.load(Ordering::Acquire) == 0 {
         return Ok(());
-    };
-    Err(Error::InvalidState(format!(
-        "{what} is refused while {mode} (CANN: 107030, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT); \
-         end the capture first, copy through the capture (Capture::upload/download), or capture \
-         with CaptureMode::Relaxed"
-    )))
+    }
+    match refusal(ctx) {
+        None => Ok(()),
+        Some(why) => Err(Error::InvalidState(format!(
+            "{what} is refused while {why} (CANN: 107030, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT); \
+             end the capture first, copy through the capture (Capture::upload/download), make the \
+             call inside graph::with_thread_mode(.., CaptureMode::Relaxed, ..) if it is not part of \
+             the step, or capture with CaptureMode::Relaxed"
+        ))),
+    }
 }

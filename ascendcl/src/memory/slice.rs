@@ -80,7 +80,7 @@ pub trait DeviceSlice<T: DeviceCopy>: DeviceMemory {
     fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         let src = self.raw_parts();
         same_len("copy_to_host", src.len, dst.len())?;
-        crate::graph::mode_gate::refuse_sync_call("a synchronous copy to the host")?;
+        crate::graph::mode_gate::refuse_sync_call(src.ctx, "a synchronous copy to the host")?;
         src.tracker.wait(Access::Read)?;
         src.ctx.bind()?;
         let bytes = std::mem::size_of_val(dst);
@@ -128,7 +128,7 @@ pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
     fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         let dst = self.raw_parts();
         same_len("copy_from_host", src.len(), dst.len)?;
-        crate::graph::mode_gate::refuse_sync_call("a synchronous copy from the host")?;
+        crate::graph::mode_gate::refuse_sync_call(dst.ctx, "a synchronous copy from the host")?;
         dst.tracker.wait(Access::Write)?;
         dst.ctx.bind()?;
         let bytes = std::mem::size_of_val(src);
@@ -152,7 +152,7 @@ pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
     fn copy_from_device<S: DeviceSlice<T> + ?Sized>(&mut self, src: &S) -> Result<()> {
         let (s, d) = (src.raw_parts(), self.raw_parts());
         same_len("copy_from_device", s.len, d.len)?;
-        crate::graph::mode_gate::refuse_sync_call("a synchronous device-to-device copy")?;
+        crate::graph::mode_gate::refuse_sync_call(d.ctx, "a synchronous device-to-device copy")?;
         s.tracker.wait(Access::Read)?;
         d.tracker.wait(Access::Write)?;
         d.ctx.bind()?;
@@ -175,7 +175,7 @@ pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
     /// Sets every byte to `value` synchronously (`aclrtMemset`).
     fn fill_bytes(&mut self, value: u8) -> Result<()> {
         let d = self.raw_parts();
-        crate::graph::mode_gate::refuse_sync_call("a synchronous memset")?;
+        crate::graph::mode_gate::refuse_sync_call(d.ctx, "a synchronous memset")?;
         d.tracker.wait(Access::Write)?;
         d.ctx.bind()?;
         let bytes = d.len * std::mem::size_of::<T>();
