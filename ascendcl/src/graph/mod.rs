@@ -31,8 +31,15 @@
 //! ([`with_thread_mode`]); the synchronous copies and memsets CANN would
 //! refuse are refused before any FFI call.
 //!
-//! Limits of this version: one stream per capture (no fork/join of side
-//! streams), no collectives and no host functions inside a capture.
+//! A capture may span several streams: [`Capture::fork`] brings a side
+//! stream in (through an event, as CANN requires), [`Capture::launch_on`]
+//! captures work on it, [`Capture::join`] (or the end) brings it back. Work
+//! on different branches runs concurrently in a replay, so a buffer that one
+//! branch writes may not be used by another without a join between them:
+//! refused with a typed error when captured.
+//!
+//! Limits of this version: no collectives and no host functions inside a
+//! capture.
 //!
 //! ```
 //! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
@@ -61,7 +68,11 @@
 //! # Ok::<(), ascendcl::Error>(())
 //! ```
 
+mod branches;
 mod capture;
+mod capture_copies;
+mod capture_launch;
+mod hazards;
 pub(crate) mod mode_gate;
 mod owned;
 mod thread_mode;
@@ -71,8 +82,9 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use ascendcl_sys::{Aclnn, aclOpExecutor, aclmdlRI};
+use ascendcl_sys::{Aclnn, aclOpExecutor, aclmdlRI, aclrtEvent};
 
+pub use branches::Branch;
 pub use capture::{Capture, CaptureMode};
 pub use owned::{HostInput, HostOutput};
 pub use thread_mode::with_thread_mode;
@@ -107,10 +119,12 @@ pub(crate) struct GraphParts<'g> {
     /// Repeatable executors of the captured operators, and their descriptors.
     executors: Vec<(&'static Aclnn, *mut aclOpExecutor)>,
     descriptors: Vec<Descriptors>,
+    /// The events that fork and join the capture's branches.
+    events: Vec<aclrtEvent>,
 }
 
-// SAFETY: executor handles are identifiers nnopbase accepts from any
-// thread; they are used only by the owner (&mut or Drop).
+// SAFETY: executor and event handles are identifiers nnopbase and ACL
+// accept from any thread; they are used only by the owner (&mut or Drop).
 unsafe impl Send for GraphParts<'_> {}
 // SAFETY: as above; nothing is mutated through `&GraphParts`.
 unsafe impl Sync for GraphParts<'_> {}
@@ -126,6 +140,7 @@ impl GraphParts<'_> {
             owned_access: Vec::new(),
             executors: Vec::new(),
             descriptors: Vec::new(),
+            events: Vec::new(),
         }
     }
 }
@@ -146,6 +161,16 @@ impl Drop for GraphParts<'_> {
             });
         }
         self.descriptors.clear();
+        let lib = self.ctx.lib();
+        for &event in &self.events {
+            crate::deferred::release("a capture's fork or join event", || {
+                self.ctx.bind()?;
+                // SAFETY: our event; the model that captured it is destroyed.
+                check(lib, "aclrtDestroyEvent", unsafe {
+                    lib.aclrtDestroyEvent(event)
+                })
+            });
+        }
         // `owned` drops after this: each waits for its tracked uses.
     }
 }
