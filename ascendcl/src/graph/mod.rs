@@ -38,8 +38,11 @@
 //! branch writes may not be used by another without a join between them:
 //! refused with a typed error when captured.
 //!
-//! Limits of this version: no collectives and no host functions inside a
-//! capture.
+//! An all-reduce can be captured too ([`Capture::all_reduce_on`]): the
+//! communicator is borrowed for the graph's life.
+//!
+//! Limits of this version: no other collectives and no host functions
+//! inside a capture.
 //!
 //! ```
 //! # let rt = ascendcl::Runtime::with_library(ascendcl_mock::library().unwrap())?;
@@ -70,6 +73,7 @@
 
 mod branches;
 mod capture;
+mod capture_collectives;
 mod capture_copies;
 mod capture_launch;
 mod hazards;

@@ -60,7 +60,7 @@ mod element;
 mod launch;
 mod pending;
 mod root_info;
-mod support;
+pub(crate) mod support;
 mod watchdog;
 
 use ascendcl_sys::{Hccl, HcclResult, SymbolError};
