@@ -4,7 +4,7 @@ use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
-use ascendcl_sys::{aclmdlRI, aclmdlRICaptureMode};
+use ascendcl_sys::{aclmdlRI, aclmdlRICaptureMode, aclmdlRICaptureStatus};
 
 use crate::alloc::CachingAllocator;
 use crate::call::check;
@@ -64,6 +64,8 @@ pub struct Capture<'g> {
     /// Happens-before of the captured tasks over the branches.
     pub(super) hazards: Hazards,
     ended: bool,
+    /// CANN never ended the capture (see `finish`).
+    stuck: bool,
     /// Counts the capture as active for the mode's refusals, until the
     /// capture ends (`end`, or dropping it unended).
     gate: Option<ModeGate>,
@@ -112,6 +114,7 @@ impl<'g> Capture<'g> {
             branches: Vec::new(),
             hazards: Hazards::new(),
             ended: false,
+            stuck: false,
             gate: Some(ModeGate::enter(mode, stream.context())),
             _borrows: PhantomData,
         })
@@ -226,32 +229,78 @@ impl<'g> Capture<'g> {
         Ok(Graph::new(model, parts))
     }
 
+    /// One `aclmdlRICaptureEnd`.
+    fn end_once(&self, model: &mut aclmdlRI) -> Result<()> {
+        let lib = self.stream.context().lib();
+        self.stream.context().bind()?;
+        // SAFETY: the stream this capture began on, a valid out-pointer.
+        check(lib, "aclmdlRICaptureEnd", unsafe {
+            lib.aclmdlRICaptureEnd(self.stream.as_raw(), model)
+        })
+    }
+
+    /// Whether CANN still captures the stream (ACTIVE or INVALIDATED); a
+    /// failed query counts as yes.
+    fn still_capturing(&self) -> bool {
+        let lib = self.stream.context().lib();
+        let mut status = aclmdlRICaptureStatus::ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
+        let mut model: aclmdlRI = std::ptr::null_mut();
+        // SAFETY: the capture's live stream and two valid out-pointers.
+        let asked = check(lib, "aclmdlRICaptureGetInfo", unsafe {
+            lib.aclmdlRICaptureGetInfo(self.stream.as_raw(), &mut status, &mut model)
+        });
+        asked.is_err() || status != aclmdlRICaptureStatus::ACL_MODEL_RI_CAPTURE_STATUS_NONE
+    }
+
+    /// Joins the open branches and ends the capture. An end that fails while
+    /// CANN still captures the stream is tried again (`END_ATTEMPTS` in
+    /// all); if it never succeeds the capture is stuck: its model, which
+    /// CANN keeps and which is not ours to destroy, still refers to
+    /// everything captured, so the graph's memory, executors and events are
+    /// leaked and the streams stay marked as captured (CANN still captures
+    /// them), with the error parked.
     fn finish(&mut self) -> Result<aclmdlRI> {
+        const END_ATTEMPTS: usize = 3;
         self.ended = true;
         let lib = self.stream.context().lib();
+        let joined = self.stream.context().bind().and_then(|()| self.join_all());
         let mut model: aclmdlRI = std::ptr::null_mut();
-        let bound = self.stream.context().bind().and_then(|()| self.join_all());
+        let mut ended = self.end_once(&mut model);
+        for _ in 1..END_ATTEMPTS {
+            if ended.is_ok() || !self.still_capturing() {
+                break;
+            }
+            ended = self.end_once(&mut model);
+        }
+        if let Err(error) = &ended {
+            if self.still_capturing() {
+                self.stuck = true;
+                crate::deferred::park(
+                    "ending a capture (CANN still captures the stream: its memory, executors and \
+                     events were leaked, and the stream refuses work)",
+                    error.clone(),
+                );
+                return Err(error.clone());
+            }
+        }
         for side in &self.branches {
             side.stream.inner.capturing.store(false, Ordering::Release);
         }
-        let ended = bound.and_then(|()| {
-            // SAFETY: the stream this capture began on, a valid out-pointer.
-            check(lib, "aclmdlRICaptureEnd", unsafe {
-                lib.aclmdlRICaptureEnd(self.stream.as_raw(), &mut model)
-            })
-        });
         self.stream.inner.capturing.store(false, Ordering::Release);
         self.gate = None;
-        match ended {
-            Ok(()) if !model.is_null() => Ok(model),
-            Ok(()) => Err(Error::InvalidState(
+        let destroy = |model: aclmdlRI| {
+            if !model.is_null() {
+                // SAFETY: the model CaptureEnd returned, never launched.
+                let _ = unsafe { lib.aclmdlRIDestroy(model) };
+            }
+        };
+        match (joined, ended) {
+            (Ok(()), Ok(())) if !model.is_null() => Ok(model),
+            (Ok(()), Ok(())) => Err(Error::InvalidState(
                 "the capture ended without a graph".into(),
             )),
-            Err(error) => {
-                if !model.is_null() {
-                    // SAFETY: the model CaptureEnd returned, never launched.
-                    let _ = unsafe { lib.aclmdlRIDestroy(model) };
-                }
+            (Err(error), _) | (Ok(()), Err(error)) => {
+                destroy(model);
                 Err(error)
             }
         }
@@ -260,14 +309,20 @@ impl<'g> Capture<'g> {
 
 impl Drop for Capture<'_> {
     fn drop(&mut self) {
-        if self.ended {
-            return;
+        if !self.ended {
+            if let Ok(model) = self.finish() {
+                let lib = self.stream.context().lib();
+                // SAFETY: the model just captured, never launched.
+                let _ = unsafe { lib.aclmdlRIDestroy(model) };
+            }
         }
-        if let Ok(model) = self.finish() {
-            let lib = self.stream.context().lib();
-            // SAFETY: the model just captured, never launched.
-            let _ = unsafe { lib.aclmdlRIDestroy(model) };
+        if self.stuck {
+            // CANN's model still refers to all of it (see `finish`).
+            let parts = std::mem::replace(&mut self.parts, GraphParts::new(self.stream.context()));
+            std::mem::forget(parts);
+            std::mem::forget(self.gate.take());
         }
-        // `parts` drops now: its executors are destroyed (nothing ran them).
+        // Otherwise `parts` drops now: its executors are destroyed (nothing
+        // ran them), then its events and memory.
     }
 }
