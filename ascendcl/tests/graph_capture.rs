@@ -295,3 +295,38 @@ fn synchronous_copies_are_refused_where_the_capture_mode_forbids_them_before_any
         Ok(())
     });
 }
+
+#[test]
+fn a_leaked_replay_guard_still_orders_host_access_and_the_graphs_drop_after_the_replay() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        env.slow_streams(std::time::Duration::from_millis(20));
+        let stream = Stream::new(&ctx)?;
+        let (mut x, mut y) = (
+            DeviceBuffer::<f32>::zeroed(&ctx, 2)?,
+            DeviceBuffer::<f32>::zeroed(&ctx, 2)?,
+        );
+        let mut cap = Capture::begin(&stream, CaptureMode::Global)?;
+        let (bx, by) = (cap.bind(&mut x)?, cap.bind(&mut y)?);
+        let input = cap.host_input(HostBuffer::<f32>::zeroed(&ctx, 2)?);
+        let output = cap.host_output(HostBuffer::<f32>::zeroed(&ctx, 2)?);
+        cap.upload(&input, bx)?;
+        cap.launch(
+            |v| ops::relu(&v.view(bx, &[2])?, v.view_mut(by, &[2])?),
+            ops::Workspace::none(),
+        )?;
+        cap.download(by, &output)?;
+        let mut graph = cap.end()?;
+        graph.host_input_mut(&input)?.copy_from_slice(&[-1.0, 3.0]);
+        std::mem::forget(graph.launch(&stream)?);
+        // The replay is still running (slow streams): reading waits for it.
+        assert_eq!(graph.host_output(&output)?, &[0.0, 3.0]);
+        graph.host_input_mut(&input)?.copy_from_slice(&[4.0, -4.0]);
+        std::mem::forget(graph.launch(&stream)?);
+        // Dropping the graph waits for the replay before destroying the model
+        // (the mock counts a destroy under a running replay as misuse).
+        drop(graph);
+        assert_eq!(y.to_vec()?, vec![4.0, 0.0]);
+        Ok(())
+    });
+}
