@@ -224,6 +224,6 @@ impl Stream {
                 drop(unsafe { Box::from_raw(args) });
             }
             result
-        })
+        })?
     }
 }

@@ -19,14 +19,14 @@
 //! destroyed and none covers the position), the wait falls back to a
 //! device-wide synchronize, as for any work whose end no event marks.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use ascendcl_sys::aclrtStream;
 
 use crate::callback;
 use crate::context::Context;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::event::TailEvent;
 
 /// The launches this crate queued on one stream handle.
@@ -37,7 +37,29 @@ pub(crate) struct Lane {
     /// Every position below this one has finished (shared with the host
     /// callbacks queued on the stream, see [`Reached`]).
     completed: Arc<AtomicU64>,
+    /// The stream is being captured: set and cleared only under the lock,
+    /// and checked there by every launch, so no tracked launch or host
+    /// function can slip into a capture (read without the lock only to
+    /// refuse synchronizes and queries early).
+    pub(crate) capturing: AtomicBool,
     state: Mutex<LaneState>,
+}
+
+/// Why a capture cannot begin on a lane.
+pub(crate) enum BeginCapture {
+    /// Work was queued since the stream was last synchronized: synchronize
+    /// and try again.
+    Busy,
+    /// The stream is already being captured, or CANN refused.
+    Failed(Error),
+}
+
+/// The refusal of `what` on a stream being captured.
+pub(crate) fn capturing_refusal(what: &str) -> Error {
+    Error::InvalidState(format!(
+        "{what} on a stream being captured is refused (CANN would invalidate the capture, \
+         107027); launch through the Capture, or end it first"
+    ))
 }
 
 struct LaneState {
@@ -102,6 +124,7 @@ impl Lane {
             ctx: ctx.clone(),
             stream_id,
             completed: Arc::new(AtomicU64::new(0)),
+            capturing: AtomicBool::new(false),
             state: Mutex::new(LaneState {
                 raw,
                 retired: false,
@@ -121,9 +144,13 @@ impl Lane {
     }
 
     /// Runs `launch` (which queues work on the stream and returns at once)
-    /// and gives it the next position, in one critical section.
-    pub(crate) fn queue<T>(self: &Arc<Self>, launch: impl FnOnce() -> T) -> (T, QueuedAt) {
+    /// and gives it the next position, in one critical section; refused
+    /// (`launch` not run) while the stream is being captured.
+    pub(crate) fn queue<T>(self: &Arc<Self>, launch: impl FnOnce() -> T) -> Result<(T, QueuedAt)> {
         let mut state = self.lock();
+        if self.capturing.load(Ordering::Acquire) {
+            return Err(capturing_refusal("tracked work"));
+        }
         let position = state.next;
         let result = launch();
         state.next += 1;
@@ -132,22 +159,57 @@ impl Lane {
             lane: self.clone(),
             position,
         };
-        (result, at)
+        Ok((result, at))
     }
 
     /// Queues a host callback (`launch` gets what the callback proves when it
     /// runs, and returns at once), giving it the next position in one
     /// critical section, so that every position before it is one the stream
-    /// runs first.
-    pub(crate) fn queue_host_fn<T>(&self, launch: impl FnOnce(Reached) -> T) -> T {
+    /// runs first; refused while the stream is being captured.
+    pub(crate) fn queue_host_fn<T>(&self, launch: impl FnOnce(Reached) -> T) -> Result<T> {
         let mut state = self.lock();
+        if self.capturing.load(Ordering::Acquire) {
+            return Err(capturing_refusal("a host function"));
+        }
         let reached = Reached {
             completed: self.completed.clone(),
             upto: state.next,
         };
         let result = launch(reached);
         state.next += 1;
-        result
+        Ok(result)
+    }
+
+    /// Marks the stream as captured, in the critical section every launch
+    /// takes, after running `begin` (CANN's begin, or nothing for a stream
+    /// joining a capture): no launch of ours can come between. Refused while
+    /// any launch of ours on it is not known finished (synchronize first):
+    /// a wait for it during the capture would have to record an event on
+    /// the captured stream.
+    pub(crate) fn begin_capture(
+        &self,
+        begin: impl FnOnce() -> Result<()>,
+    ) -> std::result::Result<(), BeginCapture> {
+        let state = self.lock();
+        if self.capturing.load(Ordering::Acquire) {
+            return Err(BeginCapture::Failed(Error::InvalidState(
+                "this stream is already being captured (the capture's own stream, a branch of it, \
+                 or another capture)"
+                    .into(),
+            )));
+        }
+        if state.next > self.completed.load(Ordering::Acquire) {
+            return Err(BeginCapture::Busy);
+        }
+        begin().map_err(BeginCapture::Failed)?;
+        self.capturing.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// The capture ended: launches are accepted again.
+    pub(crate) fn end_capture(&self) {
+        let _state = self.lock();
+        self.capturing.store(false, Ordering::Release);
     }
 
     fn known_complete(&self, position: u64) -> bool {
@@ -200,6 +262,14 @@ impl Lane {
         if state.retired {
             return Err(NoEvent::Unrecordable(crate::error::Error::InvalidState(
                 "the stream is being destroyed and no event marks this work".into(),
+            )));
+        }
+        if self.capturing.load(Ordering::Acquire) {
+            // Unreachable by construction (a capture begins only with every
+            // launch of ours on the stream known finished, and takes none),
+            // but an event recorded now would be captured.
+            return Err(NoEvent::Unrecordable(capturing_refusal(
+                "recording an event",
             )));
         }
         let recorded = self

@@ -167,6 +167,21 @@
 //! its stream alive. See [`Stream::launch_host_fn`](crate::Stream::launch_host_fn)
 //! for the waits that cannot be detected.
 //!
+//! ## Graphs (stream capture)
+//!
+//! A captured graph keeps what its model refers to: device memory bound to
+//! the capture is borrowed for the graph's life, scratch memory, host
+//! buffers, workspaces, executors and fork/join events are owned by it and
+//! released only after `aclmdlRIDestroy`. A replay is a tracked launch over
+//! every buffer the graph touches. No work of ours lands in a capture by
+//! accident: a stream is marked as captured in the same critical section of
+//! its lane that every tracked launch and host function takes, only once
+//! every launch of ours on it is known finished, and a launch checks the
+//! mark there (a launch racing a capture's begin is refused with a typed
+//! error). Work captured on several branches is checked for unordered uses
+//! of one buffer. A capture CANN never ends leaks what it captured rather
+//! than freeing it under the model. See [`crate::graph`].
+//!
 //! ## Known limits
 //!
 //! * Streams created with `PERSISTENT`, `CPU_SCHEDULE` or device-only flags
@@ -182,6 +197,11 @@
 //!   short-lived streams leave nothing behind each.
 //! * Destroying a stream with launches no wait has covered records one event
 //!   first, so later waits for them need no stream.
+//! * `mem::forget` of a [`Graph`](crate::graph::Graph) or a
+//!   [`Capture`](crate::graph::Capture) ends the borrow of the memory bound
+//!   to it while its model lives on: the model is never replayed again (a
+//!   replay already queued is remembered by that memory's trackers), but the
+//!   mock counts freeing that memory as a use after free.
 //! * Deadlocks through other streams (a callback waiting for a stream that
 //!   waits for the callback's stream) and waits on user events recorded after
 //!   a callback cannot be detected.

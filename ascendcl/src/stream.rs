@@ -91,8 +91,6 @@ pub(crate) struct StreamInner {
     pub(crate) callback_panics: Arc<crate::callback::PanicSlot>,
     /// The positions of tracked launches on this handle (see [`crate::lane`]).
     pub(crate) lane: Arc<Lane>,
-    /// Set while a [`Capture`](crate::graph::Capture) records this stream.
-    pub(crate) capturing: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: stream handles are identifiers ACL accepts from any thread; the
@@ -182,7 +180,6 @@ impl Stream {
                 flags,
                 callback_panics: Default::default(),
                 lane: Lane::new(ctx, raw, id),
-                capturing: Default::default(),
             }),
         }
     }
@@ -251,13 +248,11 @@ impl Stream {
     pub(crate) fn refuse_while_capturing(&self, what: &str) -> Result<()> {
         if self
             .inner
+            .lane
             .capturing
             .load(std::sync::atomic::Ordering::Acquire)
         {
-            return Err(Error::InvalidState(format!(
-                "{what} on a stream being captured is refused (CANN would invalidate the capture, \
-                 107027); launch through the Capture, or end it first"
-            )));
+            return Err(crate::lane::capturing_refusal(what));
         }
         Ok(())
     }

@@ -8,13 +8,12 @@
 //! `CheckCaptureModelValidity` (the join rule) and `api_impl.cc`
 //! `EventRecord` (207000 for a plain event in a capture).
 
-use std::sync::atomic::Ordering;
-
 use ascendcl_sys::aclrtEvent;
 
 use crate::call::check;
 use crate::error::{Error, Result};
 use crate::graph::Capture;
+use crate::graph::capture::join_capture;
 use crate::stream::Stream;
 
 /// A branch of a capture: its own stream ([`Capture::origin`]) or a stream
@@ -88,8 +87,9 @@ impl<'g> Capture<'g> {
     /// captured so far on the capture's stream and concurrently with what
     /// follows there, until [`join`](Capture::join). `side` must be a
     /// stream of the capture's context made with [`Stream::new`], not
-    /// already captured; like the capture's own stream, it refuses
-    /// synchronizes, queries and tracked work until the capture ends.
+    /// already captured; it is synchronized first, and like the capture's
+    /// own stream it refuses synchronizes, queries and tracked work until
+    /// the capture ends.
     pub fn fork(&mut self, side: &Stream) -> Result<Branch> {
         if side.as_raw().is_null() {
             return Err(Error::invalid(
@@ -102,13 +102,9 @@ impl<'g> Capture<'g> {
             ));
         }
         side.check_trackable()?;
-        if side.inner.capturing.swap(true, Ordering::AcqRel) {
-            return Err(Error::InvalidState(
-                "this stream is already being captured (the capture's own stream, a branch of it, \
-                 or another capture)"
-                    .into(),
-            ));
-        }
+        // Marked before the fork's wait makes CANN capture it: from here no
+        // launch of ours lands on it.
+        join_capture(side, || Ok(()))?;
         self.branches.push(Side {
             stream: side.clone(),
             joined: false,

@@ -2,7 +2,6 @@
 
 use std::ffi::c_void;
 use std::marker::PhantomData;
-use std::sync::atomic::Ordering;
 
 use ascendcl_sys::{aclmdlRI, aclmdlRICaptureMode, aclmdlRICaptureStatus};
 
@@ -14,6 +13,7 @@ use crate::graph::hazards::Hazards;
 use crate::graph::mode_gate::ModeGate;
 use crate::graph::views::{Bound, BoundMem, Holder, Views};
 use crate::graph::{Graph, GraphParts};
+use crate::lane::BeginCapture;
 use crate::memory::{DeviceSlice, DeviceSliceMut};
 use crate::ops::workspace::Workspace;
 use crate::ops::{Element, Prepared};
@@ -93,21 +93,14 @@ impl<'g> Capture<'g> {
             ));
         }
         stream.check_trackable()?;
-        stream.synchronize()?;
-        if stream.inner.capturing.swap(true, Ordering::AcqRel) {
-            return Err(Error::InvalidState(
-                "this stream is already being captured".into(),
-            ));
-        }
         let lib = stream.context().lib();
-        // SAFETY: a live stream of the current context (bound by synchronize).
-        let begun = check(lib, "aclmdlRICaptureBegin", unsafe {
-            lib.aclmdlRICaptureBegin(stream.as_raw(), mode.raw())
-        });
-        if let Err(error) = begun {
-            stream.inner.capturing.store(false, Ordering::Release);
-            return Err(error);
-        }
+        join_capture(stream, || {
+            // SAFETY: a live stream of the current context (bound by the
+            // synchronize `join_capture` makes first).
+            check(lib, "aclmdlRICaptureBegin", unsafe {
+                lib.aclmdlRICaptureBegin(stream.as_raw(), mode.raw())
+            })
+        })?;
         Ok(Capture {
             stream: stream.clone(),
             parts: GraphParts::new(stream.context()),
@@ -284,9 +277,9 @@ impl<'g> Capture<'g> {
             }
         }
         for side in &self.branches {
-            side.stream.inner.capturing.store(false, Ordering::Release);
+            side.stream.inner.lane.end_capture();
         }
-        self.stream.inner.capturing.store(false, Ordering::Release);
+        self.stream.inner.lane.end_capture();
         self.gate = None;
         let destroy = |model: aclmdlRI| {
             if !model.is_null() {
@@ -325,4 +318,27 @@ impl Drop for Capture<'_> {
         // Otherwise `parts` drops now: its executors are destroyed (nothing
         // ran them), then its events and memory.
     }
+}
+
+/// Synchronizes `stream`, then runs `begin` and marks the stream as
+/// captured in one critical section of its lane (which every tracked launch
+/// and host function takes): nothing of ours lands in the capture, and every
+/// launch of ours before it is known finished. Work queued by another
+/// thread between the synchronize and the mark makes it synchronize again.
+pub(super) fn join_capture(stream: &Stream, begin: impl FnOnce() -> Result<()>) -> Result<()> {
+    const ATTEMPTS: usize = 64;
+    let mut begin = Some(begin);
+    for _ in 0..ATTEMPTS {
+        stream.synchronize()?;
+        let once = || begin.take().map_or(Ok(()), |f| f());
+        match stream.inner.lane.begin_capture(once) {
+            Ok(()) => return Ok(()),
+            Err(BeginCapture::Busy) => continue,
+            Err(BeginCapture::Failed(error)) => return Err(error),
+        }
+    }
+    Err(Error::InvalidState(format!(
+        "other threads kept queuing work on this stream: it was not idle after {ATTEMPTS} \
+         synchronizes, so the capture did not begin"
+    )))
 }

@@ -83,6 +83,13 @@ impl<'g> Capture<'g> {
             }
             (_, Source::Buffer(buffer)) => {
                 let parts = buffer.raw_parts();
+                if parts.ctx.device_id() != stream.context().device_id() {
+                    return Err(Error::invalid(format!(
+                        "aclnn{name}: the workspace buffer is on device {} but the capture on device {}",
+                        parts.ctx.device_id(),
+                        stream.context().device_id()
+                    )));
+                }
                 if (parts.len as u64) < size {
                     return Err(Error::invalid(format!(
                         "aclnn{name} needs {size} bytes of workspace; the buffer has {}",

@@ -184,6 +184,9 @@ pub struct Graph<'g> {
     model: aclmdlRI,
     parts: GraphParts<'g>,
     launches: Mutex<LatestMarkers>,
+    /// A replay failed after `aclmdlRIExecuteAsync` was called: part of it
+    /// may be queued without a position to wait for.
+    unproven: std::sync::atomic::AtomicBool,
     _borrows: PhantomData<&'g mut ()>,
 }
 
@@ -208,6 +211,7 @@ impl<'g> Graph<'g> {
             model,
             parts,
             launches: Mutex::new(LatestMarkers::default()),
+            unproven: std::sync::atomic::AtomicBool::new(false),
             _borrows: PhantomData,
         }
     }
@@ -247,19 +251,32 @@ impl<'g> Graph<'g> {
         }
         let raw = stream.bound()?;
         let model = self.model;
+        let called = std::cell::Cell::new(false);
         let at = tracker::enqueue(
             stream,
             raw,
             &touches,
             FailedLaunch::MayHaveQueued,
             |lib, raw| {
+                called.set(true);
                 // SAFETY: our live model; every piece of memory it uses is
                 // borrowed or owned by this graph and tracked by this launch.
                 check(lib, "aclmdlRIExecuteAsync", unsafe {
                     lib.aclmdlRIExecuteAsync(model, raw)
                 })
             },
-        )?;
+        );
+        let at = match at {
+            Ok(at) => at,
+            Err(error) => {
+                if called.get() {
+                    // Part of the replay may be queued, with no position to
+                    // wait for: the drop waits for the whole device.
+                    self.unproven.store(true, Ordering::Release);
+                }
+                return Err(error);
+            }
+        };
         self.launches
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -308,7 +325,10 @@ impl Drop for Graph<'_> {
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
         );
-        let waited = launches.iter().try_for_each(|at| at.wait());
+        let mut waited = launches.iter().try_for_each(|at| at.wait());
+        if waited.is_ok() && *self.unproven.get_mut() {
+            waited = tracker::synchronize_device(&self.parts.ctx);
+        }
         if let Err(error) = waited {
             // A replay may still run: never destroy what it uses.
             crate::deferred::park(

@@ -108,14 +108,18 @@ pub(crate) fn enqueue(
     };
 
     let lib = ctx.lib();
-    for event in &events {
-        // SAFETY: a live stream of the current context and a live pooled
-        // ACL_EVENT_SYNC event of the same context.
-        check(lib, "aclrtStreamWaitEvent", unsafe {
-            lib.aclrtStreamWaitEvent(raw, event.raw())
-        })?;
-    }
-    let (launched, at) = stream.inner.lane.queue(|| queue(lib, raw));
+    // The waits and the launch in the lane's critical section, which a
+    // capture's begin takes too: none of them can land in a capture.
+    let (launched, at) = stream.inner.lane.queue(|| {
+        for event in &events {
+            // SAFETY: a live stream of the current context and a live pooled
+            // ACL_EVENT_SYNC event of the same context.
+            check(lib, "aclrtStreamWaitEvent", unsafe {
+                lib.aclrtStreamWaitEvent(raw, event.raw())
+            })?;
+        }
+        queue(lib, raw)
+    })?;
     let maybe_queued = match &launched {
         Ok(()) => true,
         // A failed operator launch may have queued some of its kernels.

@@ -1,0 +1,133 @@
+//! A capture beginning on a stream while other threads launch on it: no
+//! tracked launch or host function lands in the capture (each either runs
+//! normally or is refused with a typed error), because the capture's begin
+//! and every launch take the stream lane's critical section. Found by the
+//! hostile review of the graph layer: the launch checked "capturing" before
+//! a host wait with no lock held, then queued into the capture.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use ascendcl::Context;
+use ascendcl::graph::{Capture, CaptureMode};
+use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
+use ascendcl::prelude::*;
+
+/// The tasks `aclmdlRICaptureEnd` reported in the journal, last first.
+fn captured_tasks(env: &common::Env) -> Vec<String> {
+    env.session
+        .journal()
+        .iter()
+        .filter(|e| e.function() == "aclmdlRICaptureEnd")
+        .filter_map(|e| e.raw_field("tasks").map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn an_operator_launch_that_host_waits_while_a_capture_begins_is_refused_not_captured() {
+    common::check(|env| {
+        let (device, ctx) = env.device0();
+        let other = Context::new(&device)?;
+        let (s, s2) = (Stream::new(&ctx)?, Stream::new(&other)?);
+        // x2 gets a slow write on another context: a launch reading it on `s`
+        // waits for it on the host, with no lock held.
+        let src = DeviceBuffer::from_host(&other, &[-1.0f32, 2.0, -3.0, 4.0])?;
+        let mut x2 = DeviceBuffer::<f32>::zeroed(&other, 4)?;
+        env.slow_streams(Duration::from_millis(300));
+        ops::relu(&Tensor::new(&src, &[4])?, TensorMut::new(&mut x2, &[4])?)?
+            .launch(&s2, Workspace::none())?
+            .detach();
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let (mut a, mut b) = (
+            DeviceBuffer::<f32>::zeroed(&ctx, 4)?,
+            DeviceBuffer::<f32>::zeroed(&ctx, 4)?,
+        );
+        let (racer, graph) = std::thread::scope(|scope| -> ascendcl::Result<_> {
+            let (s_ref, x2_ref, y_ref) = (&s, &x2, &mut y);
+            let racer = scope.spawn(move || -> ascendcl::Result<()> {
+                ops::relu(&Tensor::new(x2_ref, &[4])?, TensorMut::new(y_ref, &[4])?)?
+                    .launch(s_ref, Workspace::none())?
+                    .wait()
+            });
+            std::thread::sleep(Duration::from_millis(100));
+            let mut cap = Capture::begin(&s, CaptureMode::Relaxed)?;
+            let (ba, bb) = (cap.bind(&mut a)?, cap.bind(&mut b)?);
+            cap.launch(
+                |v| ops::relu(&v.view(ba, &[4])?, v.view_mut(bb, &[4])?),
+                Workspace::none(),
+            )?;
+            let racer = racer.join().expect("no panic");
+            Ok((racer, cap.end()?))
+        })?;
+        env.slow_streams(Duration::ZERO);
+        match racer {
+            Err(ascendcl::Error::InvalidState(m)) => assert!(m.contains("being captured"), "{m}"),
+            other => panic!("the racing launch: {other:?}"),
+        }
+        assert_eq!(
+            captured_tasks(env),
+            ["1"],
+            "only the capture's own operator"
+        );
+        assert_eq!(
+            y.to_vec()?,
+            vec![0.0; 4],
+            "the refused launch wrote nothing"
+        );
+        drop(graph);
+        drop((x2, src));
+        Ok(())
+    });
+}
+
+#[test]
+fn host_functions_launched_while_captures_begin_and_end_all_run_and_none_is_captured() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let s = Stream::new(&ctx)?;
+        let ran = Arc::new(AtomicU64::new(0));
+        let (launched, refused) = (AtomicU64::new(0), AtomicU64::new(0));
+        let stop = AtomicBool::new(false);
+        let mut captures = 0;
+        std::thread::scope(|scope| -> ascendcl::Result<()> {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let r = ran.clone();
+                    match s.launch_host_fn(move || {
+                        r.fetch_add(1, Ordering::SeqCst);
+                    }) {
+                        Ok(()) => launched.fetch_add(1, Ordering::SeqCst),
+                        Err(_) => refused.fetch_add(1, Ordering::SeqCst),
+                    };
+                }
+            });
+            let deadline = Instant::now() + Duration::from_millis(1500);
+            while Instant::now() < deadline {
+                // Begin may find the stream busy more often than it retries.
+                if let Ok(cap) = Capture::begin(&s, CaptureMode::Relaxed) {
+                    drop(cap.end());
+                    captures += 1;
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+            Ok(())
+        })?;
+        s.synchronize()?;
+        assert!(captures > 0, "no capture began");
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            launched.load(Ordering::SeqCst),
+            "every host function accepted ran ({} refused)",
+            refused.load(Ordering::SeqCst)
+        );
+        let tasks = captured_tasks(env);
+        assert!(
+            tasks.iter().all(|t| t == "0"),
+            "a capture took work: {tasks:?}"
+        );
+        Ok(())
+    });
+}
