@@ -19,7 +19,7 @@ use crate::tracker::Access;
 
 impl<'g> Capture<'g> {
     /// Gives the graph a pinned host buffer that captured uploads read: the
-    /// next replay's input is written through [`Graph::host_input_mut`].
+    /// next replay's input is written through [`Graph::host_input_mut`](crate::graph::Graph::host_input_mut).
     pub fn host_input<T: DeviceCopy>(&mut self, host: HostBuffer<T>) -> HostInput<T> {
         HostInput {
             graph: self.parts.id,
@@ -29,7 +29,7 @@ impl<'g> Capture<'g> {
     }
 
     /// Gives the graph a pinned host buffer that captured downloads write:
-    /// read after a replay through [`Graph::host_output`].
+    /// read after a replay through [`Graph::host_output`](crate::graph::Graph::host_output).
     pub fn host_output<T: DeviceCopy>(&mut self, host: HostBuffer<T>) -> HostOutput<T> {
         HostOutput {
             graph: self.parts.id,
