@@ -34,6 +34,7 @@ golden=(
     "train_mlp - -"
     "train_resnet - -"
     "train_data_parallel --mode,threads,--ranks,2 -"
+    "train_gpt - -"
     "train_mlp --graph - train_mlp-graph"
     "train_resnet --graph - train_resnet-graph"
 )

@@ -1,0 +1,276 @@
+//! The backward pass, written out by hand: every parameter's gradient of
+//! the mean loss into `Params::grads`.
+
+use ascendcl::alloc::Block;
+use ascendcl::ops::{
+    self, AttentionSaved, CubeMath, DType, GeluApproximate, GradMask, Reduction, Tensor, TensorMut,
+};
+
+use super::forward::{BlockSaved, Consts, Normed, STATS, Saved, attention, bsh, bsh_mut};
+use super::model::{Gpt, Params, m2, t2};
+use super::{C, FF, L, LNF_W, N, T, V, WPE, WTE, block, p};
+
+impl Gpt<'_> {
+    /// For `out = x @ wᵀ + b` (`N` rows, `inputs` → `outputs`) and the
+    /// output's gradient `g`: `w`'s and `b`'s gradients into `gw`, `gb`, and
+    /// the input's gradient (a new block).
+    #[allow(clippy::too_many_arguments)]
+    fn linear_back(
+        &self,
+        g: &Block<f32>,
+        x: &Block<f32>,
+        w: &Block<f32>,
+        gw: &mut Block<f32>,
+        gb: &mut Block<f32>,
+        inputs: usize,
+        outputs: usize,
+    ) -> ascendcl::Result<Block<f32>> {
+        self.weight_back(g, x, gw, gb, inputs, outputs)?;
+        let mut gx = self.act(N * inputs)?;
+        self.run(ops::mm(
+            &t2(g, N, outputs)?,
+            &t2(w, outputs, inputs)?,
+            m2(&mut gx, N, inputs)?,
+            CubeMath::KeepDtype,
+        ))?;
+        Ok(gx)
+    }
+
+    /// `gw = gᵀ x`, `gb = Σ_rows g`.
+    fn weight_back(
+        &self,
+        g: &Block<f32>,
+        x: &Block<f32>,
+        gw: &mut Block<f32>,
+        gb: &mut Block<f32>,
+        inputs: usize,
+        outputs: usize,
+    ) -> ascendcl::Result<()> {
+        self.run(ops::mm(
+            &t2(g, N, outputs)?.t()?,
+            &t2(x, N, inputs)?,
+            m2(gw, outputs, inputs)?,
+            CubeMath::KeepDtype,
+        ))?;
+        self.run(ops::reduce_sum(
+            &t2(g, N, outputs)?,
+            &[0],
+            false,
+            DType::F32,
+            TensorMut::new(gb, &[outputs])?,
+        ))
+    }
+
+    /// LayerNorm's backward: the input's gradient (a new block), the
+    /// weight's and bias's into `gw`, `gb`.
+    #[allow(clippy::too_many_arguments)]
+    fn layer_norm_back(
+        &self,
+        g: &Block<f32>,
+        x: &Block<f32>,
+        n: &Normed,
+        w: &Block<f32>,
+        b: &Block<f32>,
+        gw: &mut Block<f32>,
+        gb: &mut Block<f32>,
+    ) -> ascendcl::Result<Block<f32>> {
+        let mut gx = self.act(N * C)?;
+        self.run(ops::layer_norm_backward(
+            &t2(g, N, C)?,
+            &t2(x, N, C)?,
+            &[C as i64],
+            &t2(&n.mean, N, 1)?,
+            &t2(&n.rstd, N, 1)?,
+            Some(&Tensor::new(w, &[C])?),
+            Some(&Tensor::new(b, &[C])?),
+            GradMask::ALL,
+            Some(m2(&mut gx, N, C)?),
+            Some(TensorMut::new(gw, &[C])?),
+            Some(TensorMut::new(gb, &[C])?),
+        ))?;
+        Ok(gx)
+    }
+
+    /// `acc += g`, `[N, C]`.
+    fn accumulate(&self, acc: &mut Block<f32>, g: &Block<f32>) -> ascendcl::Result<()> {
+        self.run(ops::inplace_add(m2(acc, N, C)?, &t2(g, N, C)?, 1.0f32))
+    }
+
+    /// One block's backward from its output's gradient `gx`: the gradient
+    /// of its input.
+    fn block_back(
+        &self,
+        ps: &mut Params,
+        consts: &Consts,
+        l: usize,
+        s: &BlockSaved,
+        gx: Block<f32>,
+    ) -> ascendcl::Result<Block<f32>> {
+        let base = block(l);
+        let Params { values, grads, .. } = ps;
+        let w = |i: usize| &values[base + i];
+        let (head, tail) = grads.split_at_mut(base + p::PROJ_W + 1);
+        let (gw, gb) = (&mut head[base + p::PROJ_W], &mut tail[0]);
+        // x2 = x1 + act @ Wprojᵀ + bproj.
+        let g_act = self.linear_back(&gx, &s.act, w(p::PROJ_W), gw, gb, FF, C)?;
+        let mut g_f = self.act(N * FF)?;
+        self.run(ops::gelu_backward_v2(
+            &t2(&g_act, N, FF)?,
+            &t2(&s.f, N, FF)?,
+            GeluApproximate::None,
+            m2(&mut g_f, N, FF)?,
+        ))?;
+        let (head, tail) = grads.split_at_mut(base + p::FC_W + 1);
+        let g_ln2 = self.linear_back(
+            &g_f,
+            &s.ln2.out,
+            w(p::FC_W),
+            &mut head[base + p::FC_W],
+            &mut tail[0],
+            C,
+            FF,
+        )?;
+        let (head, tail) = grads.split_at_mut(base + p::LN2_B);
+        let mut g_x1 = self.layer_norm_back(
+            &g_ln2,
+            &s.x1,
+            &s.ln2,
+            w(p::LN2_W),
+            w(p::LN2_B),
+            &mut head[base + p::LN2_W],
+            &mut tail[0],
+        )?;
+        // x1 = x + y @ Woᵀ + bo: the residual adds gx.
+        self.accumulate(&mut g_x1, &gx)?;
+        let (head, tail) = grads.split_at_mut(base + p::O_W + 1);
+        let g_y = self.linear_back(
+            &g_x1,
+            &s.y,
+            w(p::O_W),
+            &mut head[base + p::O_W],
+            &mut tail[0],
+            C,
+            C,
+        )?;
+        let (mut dq, mut dk, mut dv) = (self.act(N * C)?, self.act(N * C)?, self.act(N * C)?);
+        self.run(ops::flash_attention_score_grad(
+            &bsh(&s.q)?,
+            &bsh(&s.k)?,
+            &bsh(&s.v)?,
+            &bsh(&g_y)?,
+            Some(&Tensor::new(&consts.mask, &[T, T])?),
+            AttentionSaved {
+                softmax_max: &Tensor::new(&s.softmax_max, &STATS)?,
+                softmax_sum: &Tensor::new(&s.softmax_sum, &STATS)?,
+                out: &bsh(&s.y)?,
+            },
+            &attention(),
+            bsh_mut(&mut dq)?,
+            bsh_mut(&mut dk)?,
+            bsh_mut(&mut dv)?,
+        ))?;
+        // q, k, v = ln1 @ Wᵀ + b: ln1's gradient sums the three.
+        let mut g_ln1 = self.act(N * C)?;
+        for (i, (d, wi)) in [(&dq, p::Q_W), (&dk, p::K_W), (&dv, p::V_W)]
+            .into_iter()
+            .enumerate()
+        {
+            let (head, tail) = grads.split_at_mut(base + wi + 1);
+            self.weight_back(d, &s.ln1.out, &mut head[base + wi], &mut tail[0], C, C)?;
+            let beta = if i == 0 { 0.0f32 } else { 1.0f32 };
+            self.run(ops::inplace_addmm(
+                m2(&mut g_ln1, N, C)?,
+                &t2(d, N, C)?,
+                &t2(w(wi), C, C)?,
+                beta,
+                1.0f32,
+                CubeMath::KeepDtype,
+            ))?;
+        }
+        let (head, tail) = grads.split_at_mut(base + p::LN1_B);
+        let mut g_x = self.layer_norm_back(
+            &g_ln1,
+            &s.x,
+            &s.ln1,
+            w(p::LN1_W),
+            w(p::LN1_B),
+            &mut head[base + p::LN1_W],
+            &mut tail[0],
+        )?;
+        self.accumulate(&mut g_x, &g_x1)?;
+        Ok(g_x)
+    }
+
+    /// The backward of `s` (the forward of the same parameters): every
+    /// gradient into `ps.grads`.
+    pub fn backward(&self, ps: &mut Params, consts: &Consts, s: &Saved) -> ascendcl::Result<()> {
+        let mut g_logp = self.act(N * V)?;
+        self.run(ops::nll_loss_backward(
+            &Tensor::new(&consts.one, &[])?,
+            &t2(&s.logp, N, V)?,
+            &Tensor::new(&s.targets, &[N])?,
+            &Tensor::new(&consts.ones, &[V])?,
+            Reduction::Mean,
+            -100,
+            &Tensor::new(&s.total, &[])?,
+            m2(&mut g_logp, N, V)?,
+        ))?;
+        let mut g_logits = self.act(N * V)?;
+        self.run(ops::log_softmax_backward(
+            &t2(&g_logp, N, V)?,
+            &t2(&s.logp, N, V)?,
+            1,
+            m2(&mut g_logits, N, V)?,
+        ))?;
+        // logits = h @ wteᵀ: wte's gradient starts here, h's is g @ wte.
+        self.run(ops::mm(
+            &t2(&g_logits, N, V)?.t()?,
+            &t2(&s.ln_f.out, N, C)?,
+            m2(&mut ps.grads[WTE], V, C)?,
+            CubeMath::KeepDtype,
+        ))?;
+        let mut g_h = self.act(N * C)?;
+        self.run(ops::mm(
+            &t2(&g_logits, N, V)?,
+            &t2(&ps.values[WTE], V, C)?,
+            m2(&mut g_h, N, C)?,
+            CubeMath::KeepDtype,
+        ))?;
+        let (head, tail) = ps.grads.split_at_mut(LNF_W + 1);
+        let mut g_x = self.layer_norm_back(
+            &g_h,
+            &s.x_last,
+            &s.ln_f,
+            &ps.values[LNF_W],
+            &ps.values[LNF_W + 1],
+            &mut head[LNF_W],
+            &mut tail[0],
+        )?;
+        for l in (0..L).rev() {
+            g_x = self.block_back(ps, consts, l, &s.blocks[l], g_x)?;
+        }
+        // x = wte[idx] + wpe[pos].
+        let mut g_tok = self.act(V * C)?;
+        self.run(ops::embedding_dense_backward(
+            &t2(&g_x, N, C)?,
+            &Tensor::new(&s.idx, &[N])?,
+            V as u64,
+            None,
+            false,
+            m2(&mut g_tok, V, C)?,
+        ))?;
+        self.run(ops::inplace_add(
+            m2(&mut ps.grads[WTE], V, C)?,
+            &t2(&g_tok, V, C)?,
+            1.0f32,
+        ))?;
+        self.run(ops::embedding_dense_backward(
+            &t2(&g_x, N, C)?,
+            &Tensor::new(&consts.pos, &[N])?,
+            T as u64,
+            None,
+            false,
+            m2(&mut ps.grads[WPE], T, C)?,
+        ))
+    }
+}

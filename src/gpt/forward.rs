@@ -1,0 +1,302 @@
+//! The forward pass, keeping what the backward needs.
+
+use ascendcl::alloc::Block;
+use ascendcl::ops::{
+    self, AttentionLayout, AttentionStats, CubeMath, FlashAttention, GeluApproximate,
+    LayerNormStats, Reduction, Tensor, TensorMut,
+};
+
+use super::model::{Gpt, Params, m2, t2};
+use super::{C, EPS, FF, L, LNF_W, N, NH, T, V, WPE, WTE, block, p};
+
+/// Constants of every step: the causal mask, the position indices, the
+/// loss's class weights and dLoss/dLoss.
+#[derive(Debug)]
+pub struct Consts {
+    /// `[T, T]`, 1 where key j > query i (CANN's mask: 1 is *not* computed).
+    pub mask: Block<u8>,
+    /// `[N]`: the position of each row.
+    pub pos: Block<i64>,
+    /// `[V]` ones.
+    pub ones: Block<f32>,
+    /// 1, 0-d.
+    pub one: Block<f32>,
+}
+
+impl Consts {
+    /// Uploads the constants.
+    pub fn new(g: &Gpt<'_>) -> ascendcl::Result<Consts> {
+        let mask: Vec<u8> = (0..T * T).map(|i| u8::from(i % T > i / T)).collect();
+        let pos: Vec<i64> = (0..N).map(|r| (r % T) as i64).collect();
+        Ok(Consts {
+            mask: g.upload(&mask)?,
+            pos: g.upload(&pos)?,
+            ones: g.upload(&[1.0f32; V])?,
+            one: g.upload(&[1.0f32])?,
+        })
+    }
+}
+
+/// A LayerNorm's output and saved statistics (`[N, 1]` each).
+#[derive(Debug)]
+pub struct Normed {
+    /// `[N, C]`.
+    pub out: Block<f32>,
+    /// Per-row mean.
+    pub mean: Block<f32>,
+    /// Per-row reciprocal standard deviation.
+    pub rstd: Block<f32>,
+}
+
+/// What one block's backward needs.
+#[derive(Debug)]
+pub struct BlockSaved {
+    /// The block's input, `[N, C]`.
+    pub x: Block<f32>,
+    /// LayerNorm 1.
+    pub ln1: Normed,
+    /// Queries, keys, values, `[B, T, C]` (BSH).
+    pub q: Block<f32>,
+    /// Keys.
+    pub k: Block<f32>,
+    /// Values.
+    pub v: Block<f32>,
+    /// The attention's output, `[B, T, C]`.
+    pub y: Block<f32>,
+    /// FlashAttention's softmax statistics, `[B, NH, T, 8]`.
+    pub softmax_max: Block<f32>,
+    /// Their sums.
+    pub softmax_sum: Block<f32>,
+    /// After the attention's residual.
+    pub x1: Block<f32>,
+    /// LayerNorm 2.
+    pub ln2: Normed,
+    /// The MLP's pre-activation, `[N, FF]`.
+    pub f: Block<f32>,
+    /// Its GELU.
+    pub act: Block<f32>,
+}
+
+/// Everything the forward produced.
+#[derive(Debug)]
+pub struct Saved {
+    /// Input tokens, `[N]`.
+    pub idx: Block<i64>,
+    /// Targets, `[N]`.
+    pub targets: Block<i64>,
+    /// Per block.
+    pub blocks: Vec<BlockSaved>,
+    /// The last block's output.
+    pub x_last: Block<f32>,
+    /// The final LayerNorm.
+    pub ln_f: Normed,
+    /// Log-probabilities, `[N, V]`.
+    pub logp: Block<f32>,
+    /// The mean loss, 0-d.
+    pub loss: Block<f32>,
+    /// nll_loss's total weight, 0-d.
+    pub total: Block<f32>,
+}
+
+/// The attention's attributes: NH heads in BSH, PyTorch's default scale,
+/// the explicit causal mask.
+pub fn attention() -> FlashAttention {
+    let d = (C / NH) as f64;
+    FlashAttention::new(NH as i64, AttentionLayout::Bsh, 1.0 / d.sqrt())
+}
+
+/// `[B, T, C]` view of `[N, C]` memory.
+pub fn bsh(b: &Block<f32>) -> ascendcl::Result<Tensor<'_>> {
+    Tensor::new(b, &[super::B, T, C])
+}
+
+/// Writable [`bsh`].
+pub fn bsh_mut(b: &mut Block<f32>) -> ascendcl::Result<TensorMut<'_>> {
+    TensorMut::new(b, &[super::B, T, C])
+}
+
+/// FlashAttention's statistics shape.
+pub const STATS: [usize; 4] = [super::B, NH, T, 8];
+
+impl Gpt<'_> {
+    /// `x @ wᵀ + b` for `N` rows of `inputs` into `outputs`.
+    pub fn linear(
+        &self,
+        x: &Block<f32>,
+        w: &Block<f32>,
+        b: &Block<f32>,
+        inputs: usize,
+        outputs: usize,
+    ) -> ascendcl::Result<Block<f32>> {
+        let mut out = self.act(N * outputs)?;
+        self.run(ops::addmm(
+            &Tensor::new(b, &[outputs])?,
+            &t2(x, N, inputs)?,
+            &t2(w, outputs, inputs)?.t()?,
+            1.0f32,
+            1.0f32,
+            m2(&mut out, N, outputs)?,
+            CubeMath::KeepDtype,
+        ))?;
+        Ok(out)
+    }
+
+    /// LayerNorm over C with weight `w` and bias `b`.
+    pub fn layer_norm(
+        &self,
+        x: &Block<f32>,
+        w: &Block<f32>,
+        b: &Block<f32>,
+    ) -> ascendcl::Result<Normed> {
+        let (mut out, mut mean, mut rstd) = (self.act(N * C)?, self.act(N)?, self.act(N)?);
+        self.run(ops::layer_norm(
+            &t2(x, N, C)?,
+            &[C as i64],
+            Some(&Tensor::new(w, &[C])?),
+            Some(&Tensor::new(b, &[C])?),
+            EPS,
+            m2(&mut out, N, C)?,
+            Some(LayerNormStats {
+                mean: m2(&mut mean, N, 1)?,
+                rstd: m2(&mut rstd, N, 1)?,
+            }),
+        ))?;
+        Ok(Normed { out, mean, rstd })
+    }
+
+    /// `a + b`, `[N, C]`.
+    pub fn add(&self, a: &Block<f32>, b: &Block<f32>) -> ascendcl::Result<Block<f32>> {
+        let mut out = self.act(N * C)?;
+        self.run(ops::add(
+            &t2(a, N, C)?,
+            &t2(b, N, C)?,
+            1.0f32,
+            m2(&mut out, N, C)?,
+        ))?;
+        Ok(out)
+    }
+
+    /// One block from its input `x`: what its backward needs, and its
+    /// output.
+    fn block(
+        &self,
+        ps: &Params,
+        consts: &Consts,
+        l: usize,
+        x: Block<f32>,
+    ) -> ascendcl::Result<(BlockSaved, Block<f32>)> {
+        let w = |i: usize| &ps.values[block(l) + i];
+        let ln1 = self.layer_norm(&x, w(p::LN1_W), w(p::LN1_B))?;
+        let q = self.linear(&ln1.out, w(p::Q_W), w(p::Q_W + 1), C, C)?;
+        let k = self.linear(&ln1.out, w(p::K_W), w(p::K_W + 1), C, C)?;
+        let v = self.linear(&ln1.out, w(p::V_W), w(p::V_W + 1), C, C)?;
+        let (mut y, mut softmax_max, mut softmax_sum) = (
+            self.act(N * C)?,
+            self.act(STATS.iter().product())?,
+            self.act(STATS.iter().product())?,
+        );
+        self.run(ops::flash_attention_score(
+            &bsh(&q)?,
+            &bsh(&k)?,
+            &bsh(&v)?,
+            Some(&Tensor::new(&consts.mask, &[T, T])?),
+            &attention(),
+            AttentionStats {
+                softmax_max: TensorMut::new(&mut softmax_max, &STATS)?,
+                softmax_sum: TensorMut::new(&mut softmax_sum, &STATS)?,
+            },
+            bsh_mut(&mut y)?,
+        ))?;
+        let o = self.linear(&y, w(p::O_W), w(p::O_W + 1), C, C)?;
+        let x1 = self.add(&x, &o)?;
+        let ln2 = self.layer_norm(&x1, w(p::LN2_W), w(p::LN2_B))?;
+        let f = self.linear(&ln2.out, w(p::FC_W), w(p::FC_W + 1), C, FF)?;
+        let mut act = self.act(N * FF)?;
+        self.run(ops::gelu_v2(
+            &t2(&f, N, FF)?,
+            GeluApproximate::None,
+            m2(&mut act, N, FF)?,
+        ))?;
+        let mlp = self.linear(&act, w(p::PROJ_W), w(p::PROJ_W + 1), FF, C)?;
+        let out = self.add(&x1, &mlp)?;
+        let saved = BlockSaved {
+            x,
+            ln1,
+            q,
+            k,
+            v,
+            y,
+            softmax_max,
+            softmax_sum,
+            x1,
+            ln2,
+            f,
+            act,
+        };
+        Ok((saved, out))
+    }
+
+    /// The forward pass of `inputs` (`[N]` tokens) against `targets`.
+    pub fn forward(
+        &self,
+        ps: &Params,
+        consts: &Consts,
+        inputs: &[i64],
+        targets: &[i64],
+    ) -> ascendcl::Result<Saved> {
+        let (idx, targets) = (self.upload(inputs)?, self.upload(targets)?);
+        let (mut tok, mut pos) = (self.act(N * C)?, self.act(N * C)?);
+        self.run(ops::embedding(
+            &t2(&ps.values[WTE], V, C)?,
+            &Tensor::new(&idx, &[N])?,
+            m2(&mut tok, N, C)?,
+        ))?;
+        self.run(ops::embedding(
+            &t2(&ps.values[WPE], T, C)?,
+            &Tensor::new(&consts.pos, &[N])?,
+            m2(&mut pos, N, C)?,
+        ))?;
+        let mut x = self.add(&tok, &pos)?;
+        let mut blocks = Vec::with_capacity(L);
+        for l in 0..L {
+            let (saved, out) = self.block(ps, consts, l, x)?;
+            blocks.push(saved);
+            x = out;
+        }
+        let ln_f = self.layer_norm(&x, &ps.values[LNF_W], &ps.values[LNF_W + 1])?;
+        // Tied output projection: logits = h @ wteᵀ.
+        let mut logits = self.act(N * V)?;
+        self.run(ops::mm(
+            &t2(&ln_f.out, N, C)?,
+            &t2(&ps.values[WTE], V, C)?.t()?,
+            m2(&mut logits, N, V)?,
+            CubeMath::KeepDtype,
+        ))?;
+        let mut logp = self.act(N * V)?;
+        self.run(ops::log_softmax(
+            &t2(&logits, N, V)?,
+            1,
+            m2(&mut logp, N, V)?,
+        ))?;
+        let (mut loss, mut total) = (self.act(1)?, self.act(1)?);
+        self.run(ops::nll_loss(
+            &t2(&logp, N, V)?,
+            &Tensor::new(&targets, &[N])?,
+            &Tensor::new(&consts.ones, &[V])?,
+            Reduction::Mean,
+            -100,
+            TensorMut::new(&mut loss, &[])?,
+            TensorMut::new(&mut total, &[])?,
+        ))?;
+        Ok(Saved {
+            idx,
+            targets,
+            blocks,
+            x_last: x,
+            ln_f,
+            logp,
+            loss,
+            total,
+        })
+    }
+}
