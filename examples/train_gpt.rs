@@ -14,10 +14,12 @@
 //! non-zero otherwise. `--save-grads DIR` writes step 1's gradients as one
 //! `.npy` per parameter, for `ascendcl validate` against PyTorch's autograd
 //! (`examples/reference/train_gpt/grads/`); `--save FILE` the final weights
-//! as safetensors, by PyTorch's names. On the mock by default; unchanged on
-//! an Atlas card.
+//! as safetensors, by PyTorch's names. `--accumulate K` computes each step's
+//! gradients from K micro-batches of 4/K sequences, accumulated in place,
+//! which gives the one-batch update up to f32 rounding (the same PyTorch
+//! check applies). On the mock by default; unchanged on an Atlas card.
 //!
-//! `cargo run --example train_gpt [-- --save-grads DIR] [--save FILE]`
+//! `cargo run --example train_gpt [-- --save-grads DIR] [--save FILE] [--accumulate K]`
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +30,7 @@ use ascendcl::prelude::*;
 use ascendcl_examples::gpt::forward::Consts;
 use ascendcl_examples::gpt::model::{Gpt, Params};
 use ascendcl_examples::gpt::reference::Reference;
-use ascendcl_examples::gpt::{STEPS, parameters};
+use ascendcl_examples::gpt::{B, STEPS, parameters, step};
 
 /// Every step's loss within this of PyTorch's, relative.
 const LOSS_TOLERANCE: f64 = 1e-5;
@@ -40,7 +42,15 @@ fn main() -> ExitCode {
             .nth(1)
             .map(PathBuf::from)
     };
-    match run(arg("--save-grads"), arg("--save")) {
+    let micro = match arg("--accumulate").map(|k| k.to_string_lossy().parse::<usize>()) {
+        None => 1,
+        Some(Ok(k)) if k > 0 && B % k == 0 => k,
+        Some(_) => {
+            eprintln!("--accumulate K: K must divide the batch of {B} sequences");
+            return ExitCode::from(2);
+        }
+    };
+    match run(arg("--save-grads"), arg("--save"), micro) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {
@@ -80,9 +90,19 @@ fn save_weights(path: &Path, ctx: &Context, params: &Params) -> ascendcl::Result
     ascendcl::weights::save(path, &named).map_err(invalid)
 }
 
-fn run(save_grads_to: Option<PathBuf>, save_to: Option<PathBuf>) -> ascendcl::Result<bool> {
+fn run(
+    save_grads_to: Option<PathBuf>,
+    save_to: Option<PathBuf>,
+    micro: usize,
+) -> ascendcl::Result<bool> {
     let (rt, backend) = ascendcl_examples::runtime()?;
     println!("backend: {backend}");
+    if micro > 1 {
+        println!(
+            "gradients of {micro} micro-batches of {} sequences, accumulated in place",
+            B / micro
+        );
+    }
     let reference = Reference::read().map_err(invalid)?;
     let ctx = Device::open(&rt, 0)?.default_context();
     let stream = Stream::new(&ctx)?;
@@ -90,16 +110,22 @@ fn run(save_grads_to: Option<PathBuf>, save_to: Option<PathBuf>) -> ascendcl::Re
     let gpt = Gpt {
         stream: &stream,
         alloc: &alloc,
+        batch: B,
     };
     let consts = Consts::new(&gpt)?;
     let mut params = gpt.params(&reference.init)?;
     let (mut all_match, mut worst) = (true, 0f64);
     for k in 0..STEPS {
         let (inputs, targets) = reference.batch(k);
-        let saved = gpt.forward(&params, &consts, &inputs, &targets)?;
-        gpt.backward(&mut params, &consts, &saved)?;
-        let loss = f64::from(saved.loss.to_vec()?[0]);
-        drop(saved);
+        let loss = step::gradients(
+            &stream,
+            &alloc,
+            &consts,
+            &mut params,
+            &inputs,
+            &targets,
+            micro,
+        )?;
         if k == 0 {
             if let Some(dir) = &save_grads_to {
                 save_grads(dir, &params)?;

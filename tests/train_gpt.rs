@@ -16,11 +16,13 @@ use ascendcl::validate::{self, CompareOptions, Metric, Thresholds};
 use ascendcl_examples::gpt::forward::Consts;
 use ascendcl_examples::gpt::model::Gpt;
 use ascendcl_examples::gpt::reference::{self, Reference};
-use ascendcl_examples::gpt::{STEPS, parameters};
+use ascendcl_examples::gpt::{B, STEPS, parameters, step};
 
-/// Trains `steps` steps on the mock; calls `after_backward(step, grads)`.
+/// Trains `steps` steps on the mock, each from `micro` micro-batches;
+/// calls `after_backward(step, grads)`.
 fn train(
     steps: usize,
+    micro: usize,
     after_backward: &mut dyn FnMut(usize, &[Vec<f32>]),
 ) -> ascendcl::Result<(Vec<f64>, f64)> {
     let session = ascendcl_mock::session();
@@ -32,15 +34,23 @@ fn train(
     let gpt = Gpt {
         stream: &stream,
         alloc: &alloc,
+        batch: B,
     };
     let consts = Consts::new(&gpt)?;
     let mut params = gpt.params(&reference.init)?;
     let mut losses = Vec::new();
     for k in 0..steps {
         let (inputs, targets) = reference.batch(k);
-        let saved = gpt.forward(&params, &consts, &inputs, &targets)?;
-        gpt.backward(&mut params, &consts, &saved)?;
-        losses.push(f64::from(saved.loss.to_vec()?[0]));
+        let loss = step::gradients(
+            &stream,
+            &alloc,
+            &consts,
+            &mut params,
+            &inputs,
+            &targets,
+            micro,
+        )?;
+        losses.push(loss);
         let grads = params
             .grads
             .iter()
@@ -61,7 +71,7 @@ fn train(
 #[test]
 fn step_one_gradients_equal_pytorchs_autograd_tensor_by_tensor() {
     let mut grads = Vec::new();
-    train(1, &mut |_, g| grads = g.to_vec()).expect("one step on the mock");
+    train(1, 1, &mut |_, g| grads = g.to_vec()).expect("one step on the mock");
     let options = CompareOptions {
         metric: Metric::Relative,
         thresholds: Thresholds::new(1e-5, 1e-4, 1e-3).expect("thresholds"),
@@ -84,7 +94,7 @@ fn step_one_gradients_equal_pytorchs_autograd_tensor_by_tensor() {
 #[test]
 fn every_steps_loss_and_the_final_weights_loss_equal_pytorchs_within_1e_5_relative() {
     let reference = Reference::read().expect("the committed reference");
-    let (losses, final_loss) = train(STEPS, &mut |_, _| {}).expect("training on the mock");
+    let (losses, final_loss) = train(STEPS, 1, &mut |_, _| {}).expect("training on the mock");
     for (k, (ours, theirs)) in losses.iter().zip(&reference.losses).enumerate() {
         let rel = (ours - theirs).abs() / theirs.abs();
         assert!(
@@ -99,4 +109,40 @@ fn every_steps_loss_and_the_final_weights_loss_equal_pytorchs_within_1e_5_relati
         "final: {final_loss} against {}",
         reference.final_loss
     );
+}
+
+#[test]
+fn two_or_four_accumulated_micro_batches_give_the_one_batch_losses_and_gradients() {
+    let mut whole = Vec::new();
+    let (losses, final_loss) = train(STEPS, 1, &mut |k, g| {
+        if k == 0 {
+            whole = g.to_vec()
+        }
+    })
+    .expect("one batch");
+    for micro in [2, 4] {
+        let mut split = Vec::new();
+        let (micro_losses, micro_final) = train(STEPS, micro, &mut |k, g| {
+            if k == 0 {
+                split = g.to_vec()
+            }
+        })
+        .expect("micro-batches");
+        for (k, (a, b)) in micro_losses.iter().zip(&losses).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs(),
+                "{micro}: step {}: {a} vs {b}",
+                k + 1
+            );
+        }
+        assert!((micro_final - final_loss).abs() <= 1e-5 * final_loss.abs());
+        for ((name, _), (a, b)) in parameters().iter().zip(split.iter().zip(&whole)) {
+            for (x, y) in a.iter().zip(b) {
+                assert!(
+                    (x - y).abs() <= 1e-4 * y.abs().max(1e-3),
+                    "{micro}: {name}: {x} vs {y}"
+                );
+            }
+        }
+    }
 }

@@ -5,13 +5,14 @@ use ascendcl::alloc::Block;
 use ascendcl::ops::{
     self, AttentionSaved, CubeMath, DType, GeluApproximate, GradMask, Reduction, Tensor, TensorMut,
 };
+use ascendcl::prelude::*;
 
-use super::forward::{BlockSaved, Consts, Normed, STATS, Saved, attention, bsh, bsh_mut};
+use super::forward::{BlockSaved, Consts, Normed, Saved, attention};
 use super::model::{Gpt, Params, m2, t2};
-use super::{C, FF, L, LNF_W, N, T, V, WPE, WTE, block, p};
+use super::{C, FF, L, LNF_W, T, V, WPE, WTE, block, p};
 
 impl Gpt<'_> {
-    /// For `out = x @ wᵀ + b` (`N` rows, `inputs` → `outputs`) and the
+    /// For `out = x @ wᵀ + b` (`self.rows()` rows, `inputs` → `outputs`) and the
     /// output's gradient `g`: `w`'s and `b`'s gradients into `gw`, `gb`, and
     /// the input's gradient (a new block).
     #[allow(clippy::too_many_arguments)]
@@ -26,11 +27,11 @@ impl Gpt<'_> {
         outputs: usize,
     ) -> ascendcl::Result<Block<f32>> {
         self.weight_back(g, x, gw, gb, inputs, outputs)?;
-        let mut gx = self.act(N * inputs)?;
+        let mut gx = self.act(self.rows() * inputs)?;
         self.run(ops::mm(
-            &t2(g, N, outputs)?,
+            &t2(g, self.rows(), outputs)?,
             &t2(w, outputs, inputs)?,
-            m2(&mut gx, N, inputs)?,
+            m2(&mut gx, self.rows(), inputs)?,
             CubeMath::KeepDtype,
         ))?;
         Ok(gx)
@@ -47,13 +48,13 @@ impl Gpt<'_> {
         outputs: usize,
     ) -> ascendcl::Result<()> {
         self.run(ops::mm(
-            &t2(g, N, outputs)?.t()?,
-            &t2(x, N, inputs)?,
+            &t2(g, self.rows(), outputs)?.t()?,
+            &t2(x, self.rows(), inputs)?,
             m2(gw, outputs, inputs)?,
             CubeMath::KeepDtype,
         ))?;
         self.run(ops::reduce_sum(
-            &t2(g, N, outputs)?,
+            &t2(g, self.rows(), outputs)?,
             &[0],
             false,
             DType::F32,
@@ -74,26 +75,30 @@ impl Gpt<'_> {
         gw: &mut Block<f32>,
         gb: &mut Block<f32>,
     ) -> ascendcl::Result<Block<f32>> {
-        let mut gx = self.act(N * C)?;
+        let mut gx = self.act(self.rows() * C)?;
         self.run(ops::layer_norm_backward(
-            &t2(g, N, C)?,
-            &t2(x, N, C)?,
+            &t2(g, self.rows(), C)?,
+            &t2(x, self.rows(), C)?,
             &[C as i64],
-            &t2(&n.mean, N, 1)?,
-            &t2(&n.rstd, N, 1)?,
+            &t2(&n.mean, self.rows(), 1)?,
+            &t2(&n.rstd, self.rows(), 1)?,
             Some(&Tensor::new(w, &[C])?),
             Some(&Tensor::new(b, &[C])?),
             GradMask::ALL,
-            Some(m2(&mut gx, N, C)?),
+            Some(m2(&mut gx, self.rows(), C)?),
             Some(TensorMut::new(gw, &[C])?),
             Some(TensorMut::new(gb, &[C])?),
         ))?;
         Ok(gx)
     }
 
-    /// `acc += g`, `[N, C]`.
+    /// `acc += g`, `[self.rows(), C]`.
     fn accumulate(&self, acc: &mut Block<f32>, g: &Block<f32>) -> ascendcl::Result<()> {
-        self.run(ops::inplace_add(m2(acc, N, C)?, &t2(g, N, C)?, 1.0f32))
+        self.run(ops::inplace_add(
+            m2(acc, self.rows(), C)?,
+            &t2(g, self.rows(), C)?,
+            1.0f32,
+        ))
     }
 
     /// One block's backward from its output's gradient `gx`: the gradient
@@ -113,12 +118,12 @@ impl Gpt<'_> {
         let (gw, gb) = (&mut head[base + p::PROJ_W], &mut tail[0]);
         // x2 = x1 + act @ Wprojᵀ + bproj.
         let g_act = self.linear_back(&gx, &s.act, w(p::PROJ_W), gw, gb, FF, C)?;
-        let mut g_f = self.act(N * FF)?;
+        let mut g_f = self.act(self.rows() * FF)?;
         self.run(ops::gelu_backward_v2(
-            &t2(&g_act, N, FF)?,
-            &t2(&s.f, N, FF)?,
+            &t2(&g_act, self.rows(), FF)?,
+            &t2(&s.f, self.rows(), FF)?,
             GeluApproximate::None,
-            m2(&mut g_f, N, FF)?,
+            m2(&mut g_f, self.rows(), FF)?,
         ))?;
         let (head, tail) = grads.split_at_mut(base + p::FC_W + 1);
         let g_ln2 = self.linear_back(
@@ -152,25 +157,29 @@ impl Gpt<'_> {
             C,
             C,
         )?;
-        let (mut dq, mut dk, mut dv) = (self.act(N * C)?, self.act(N * C)?, self.act(N * C)?);
+        let (mut dq, mut dk, mut dv) = (
+            self.act(self.rows() * C)?,
+            self.act(self.rows() * C)?,
+            self.act(self.rows() * C)?,
+        );
         self.run(ops::flash_attention_score_grad(
-            &bsh(&s.q)?,
-            &bsh(&s.k)?,
-            &bsh(&s.v)?,
-            &bsh(&g_y)?,
+            &self.bsh(&s.q)?,
+            &self.bsh(&s.k)?,
+            &self.bsh(&s.v)?,
+            &self.bsh(&g_y)?,
             Some(&Tensor::new(&consts.mask, &[T, T])?),
             AttentionSaved {
-                softmax_max: &Tensor::new(&s.softmax_max, &STATS)?,
-                softmax_sum: &Tensor::new(&s.softmax_sum, &STATS)?,
-                out: &bsh(&s.y)?,
+                softmax_max: &Tensor::new(&s.softmax_max, &self.stats())?,
+                softmax_sum: &Tensor::new(&s.softmax_sum, &self.stats())?,
+                out: &self.bsh(&s.y)?,
             },
             &attention(),
-            bsh_mut(&mut dq)?,
-            bsh_mut(&mut dk)?,
-            bsh_mut(&mut dv)?,
+            self.bsh_mut(&mut dq)?,
+            self.bsh_mut(&mut dk)?,
+            self.bsh_mut(&mut dv)?,
         ))?;
         // q, k, v = ln1 @ Wᵀ + b: ln1's gradient sums the three.
-        let mut g_ln1 = self.act(N * C)?;
+        let mut g_ln1 = self.act(self.rows() * C)?;
         for (i, (d, wi)) in [(&dq, p::Q_W), (&dk, p::K_W), (&dv, p::V_W)]
             .into_iter()
             .enumerate()
@@ -179,8 +188,8 @@ impl Gpt<'_> {
             self.weight_back(d, &s.ln1.out, &mut head[base + wi], &mut tail[0], C, C)?;
             let beta = if i == 0 { 0.0f32 } else { 1.0f32 };
             self.run(ops::inplace_addmm(
-                m2(&mut g_ln1, N, C)?,
-                &t2(d, N, C)?,
+                m2(&mut g_ln1, self.rows(), C)?,
+                &t2(d, self.rows(), C)?,
                 &t2(w(wi), C, C)?,
                 beta,
                 1.0f32,
@@ -204,36 +213,36 @@ impl Gpt<'_> {
     /// The backward of `s` (the forward of the same parameters): every
     /// gradient into `ps.grads`.
     pub fn backward(&self, ps: &mut Params, consts: &Consts, s: &Saved) -> ascendcl::Result<()> {
-        let mut g_logp = self.act(N * V)?;
+        let mut g_logp = self.act(self.rows() * V)?;
         self.run(ops::nll_loss_backward(
             &Tensor::new(&consts.one, &[])?,
-            &t2(&s.logp, N, V)?,
-            &Tensor::new(&s.targets, &[N])?,
+            &t2(&s.logp, self.rows(), V)?,
+            &Tensor::new(&s.targets, &[self.rows()])?,
             &Tensor::new(&consts.ones, &[V])?,
             Reduction::Mean,
             -100,
             &Tensor::new(&s.total, &[])?,
-            m2(&mut g_logp, N, V)?,
+            m2(&mut g_logp, self.rows(), V)?,
         ))?;
-        let mut g_logits = self.act(N * V)?;
+        let mut g_logits = self.act(self.rows() * V)?;
         self.run(ops::log_softmax_backward(
-            &t2(&g_logp, N, V)?,
-            &t2(&s.logp, N, V)?,
+            &t2(&g_logp, self.rows(), V)?,
+            &t2(&s.logp, self.rows(), V)?,
             1,
-            m2(&mut g_logits, N, V)?,
+            m2(&mut g_logits, self.rows(), V)?,
         ))?;
         // logits = h @ wteᵀ: wte's gradient starts here, h's is g @ wte.
         self.run(ops::mm(
-            &t2(&g_logits, N, V)?.t()?,
-            &t2(&s.ln_f.out, N, C)?,
+            &t2(&g_logits, self.rows(), V)?.t()?,
+            &t2(&s.ln_f.out, self.rows(), C)?,
             m2(&mut ps.grads[WTE], V, C)?,
             CubeMath::KeepDtype,
         ))?;
-        let mut g_h = self.act(N * C)?;
+        let mut g_h = self.act(self.rows() * C)?;
         self.run(ops::mm(
-            &t2(&g_logits, N, V)?,
+            &t2(&g_logits, self.rows(), V)?,
             &t2(&ps.values[WTE], V, C)?,
-            m2(&mut g_h, N, C)?,
+            m2(&mut g_h, self.rows(), C)?,
             CubeMath::KeepDtype,
         ))?;
         let (head, tail) = ps.grads.split_at_mut(LNF_W + 1);
@@ -252,8 +261,8 @@ impl Gpt<'_> {
         // x = wte[idx] + wpe[pos].
         let mut g_tok = self.act(V * C)?;
         self.run(ops::embedding_dense_backward(
-            &t2(&g_x, N, C)?,
-            &Tensor::new(&s.idx, &[N])?,
+            &t2(&g_x, self.rows(), C)?,
+            &Tensor::new(&s.idx, &[self.rows()])?,
             V as u64,
             None,
             false,
@@ -265,8 +274,8 @@ impl Gpt<'_> {
             1.0f32,
         ))?;
         self.run(ops::embedding_dense_backward(
-            &t2(&g_x, N, C)?,
-            &Tensor::new(&consts.pos, &[N])?,
+            &t2(&g_x, self.rows(), C)?,
+            &Tensor::new(&consts.pos.slice(..self.rows())?, &[self.rows()])?,
             T as u64,
             None,
             false,

@@ -5,6 +5,7 @@ use ascendcl::ops::{
     self, AttentionLayout, AttentionStats, CubeMath, FlashAttention, GeluApproximate,
     LayerNormStats, Reduction, Tensor, TensorMut,
 };
+use ascendcl::prelude::*;
 
 use super::model::{Gpt, Params, m2, t2};
 use super::{C, EPS, FF, L, LNF_W, N, NH, T, V, WPE, WTE, block, p};
@@ -37,10 +38,10 @@ impl Consts {
     }
 }
 
-/// A LayerNorm's output and saved statistics (`[N, 1]` each).
+/// A LayerNorm's output and saved statistics (`[self.rows(), 1]` each).
 #[derive(Debug)]
 pub struct Normed {
-    /// `[N, C]`.
+    /// `[self.rows(), C]`.
     pub out: Block<f32>,
     /// Per-row mean.
     pub mean: Block<f32>,
@@ -51,7 +52,7 @@ pub struct Normed {
 /// What one block's backward needs.
 #[derive(Debug)]
 pub struct BlockSaved {
-    /// The block's input, `[N, C]`.
+    /// The block's input, `[self.rows(), C]`.
     pub x: Block<f32>,
     /// LayerNorm 1.
     pub ln1: Normed,
@@ -71,7 +72,7 @@ pub struct BlockSaved {
     pub x1: Block<f32>,
     /// LayerNorm 2.
     pub ln2: Normed,
-    /// The MLP's pre-activation, `[N, FF]`.
+    /// The MLP's pre-activation, `[self.rows(), FF]`.
     pub f: Block<f32>,
     /// Its GELU.
     pub act: Block<f32>,
@@ -80,9 +81,9 @@ pub struct BlockSaved {
 /// Everything the forward produced.
 #[derive(Debug)]
 pub struct Saved {
-    /// Input tokens, `[N]`.
+    /// Input tokens, `[self.rows()]`.
     pub idx: Block<i64>,
-    /// Targets, `[N]`.
+    /// Targets, `[self.rows()]`.
     pub targets: Block<i64>,
     /// Per block.
     pub blocks: Vec<BlockSaved>,
@@ -90,7 +91,7 @@ pub struct Saved {
     pub x_last: Block<f32>,
     /// The final LayerNorm.
     pub ln_f: Normed,
-    /// Log-probabilities, `[N, V]`.
+    /// Log-probabilities, `[self.rows(), V]`.
     pub logp: Block<f32>,
     /// The mean loss, 0-d.
     pub loss: Block<f32>,
@@ -105,21 +106,23 @@ pub fn attention() -> FlashAttention {
     FlashAttention::new(NH as i64, AttentionLayout::Bsh, 1.0 / d.sqrt())
 }
 
-/// `[B, T, C]` view of `[N, C]` memory.
-pub fn bsh(b: &Block<f32>) -> ascendcl::Result<Tensor<'_>> {
-    Tensor::new(b, &[super::B, T, C])
-}
-
-/// Writable [`bsh`].
-pub fn bsh_mut(b: &mut Block<f32>) -> ascendcl::Result<TensorMut<'_>> {
-    TensorMut::new(b, &[super::B, T, C])
-}
-
-/// FlashAttention's statistics shape.
-pub const STATS: [usize; 4] = [super::B, NH, T, 8];
-
 impl Gpt<'_> {
-    /// `x @ wᵀ + b` for `N` rows of `inputs` into `outputs`.
+    /// `[batch, T, C]` (BSH) view of `[rows, C]` memory.
+    pub fn bsh<'b>(&self, b: &'b Block<f32>) -> ascendcl::Result<Tensor<'b>> {
+        Tensor::new(b, &[self.batch, T, C])
+    }
+
+    /// Writable [`Gpt::bsh`].
+    pub fn bsh_mut<'b>(&self, b: &'b mut Block<f32>) -> ascendcl::Result<TensorMut<'b>> {
+        TensorMut::new(b, &[self.batch, T, C])
+    }
+
+    /// FlashAttention's statistics shape, `[batch, NH, T, 8]`.
+    pub fn stats(&self) -> [usize; 4] {
+        [self.batch, NH, T, 8]
+    }
+
+    /// `x @ wᵀ + b` for `rows` rows of `inputs` into `outputs`.
     pub fn linear(
         &self,
         x: &Block<f32>,
@@ -128,14 +131,14 @@ impl Gpt<'_> {
         inputs: usize,
         outputs: usize,
     ) -> ascendcl::Result<Block<f32>> {
-        let mut out = self.act(N * outputs)?;
+        let mut out = self.act(self.rows() * outputs)?;
         self.run(ops::addmm(
             &Tensor::new(b, &[outputs])?,
-            &t2(x, N, inputs)?,
+            &t2(x, self.rows(), inputs)?,
             &t2(w, outputs, inputs)?.t()?,
             1.0f32,
             1.0f32,
-            m2(&mut out, N, outputs)?,
+            m2(&mut out, self.rows(), outputs)?,
             CubeMath::KeepDtype,
         ))?;
         Ok(out)
@@ -148,30 +151,34 @@ impl Gpt<'_> {
         w: &Block<f32>,
         b: &Block<f32>,
     ) -> ascendcl::Result<Normed> {
-        let (mut out, mut mean, mut rstd) = (self.act(N * C)?, self.act(N)?, self.act(N)?);
+        let (mut out, mut mean, mut rstd) = (
+            self.act(self.rows() * C)?,
+            self.act(self.rows())?,
+            self.act(self.rows())?,
+        );
         self.run(ops::layer_norm(
-            &t2(x, N, C)?,
+            &t2(x, self.rows(), C)?,
             &[C as i64],
             Some(&Tensor::new(w, &[C])?),
             Some(&Tensor::new(b, &[C])?),
             EPS,
-            m2(&mut out, N, C)?,
+            m2(&mut out, self.rows(), C)?,
             Some(LayerNormStats {
-                mean: m2(&mut mean, N, 1)?,
-                rstd: m2(&mut rstd, N, 1)?,
+                mean: m2(&mut mean, self.rows(), 1)?,
+                rstd: m2(&mut rstd, self.rows(), 1)?,
             }),
         ))?;
         Ok(Normed { out, mean, rstd })
     }
 
-    /// `a + b`, `[N, C]`.
+    /// `a + b`, `[self.rows(), C]`.
     pub fn add(&self, a: &Block<f32>, b: &Block<f32>) -> ascendcl::Result<Block<f32>> {
-        let mut out = self.act(N * C)?;
+        let mut out = self.act(self.rows() * C)?;
         self.run(ops::add(
-            &t2(a, N, C)?,
-            &t2(b, N, C)?,
+            &t2(a, self.rows(), C)?,
+            &t2(b, self.rows(), C)?,
             1.0f32,
-            m2(&mut out, N, C)?,
+            m2(&mut out, self.rows(), C)?,
         ))?;
         Ok(out)
     }
@@ -191,31 +198,31 @@ impl Gpt<'_> {
         let k = self.linear(&ln1.out, w(p::K_W), w(p::K_W + 1), C, C)?;
         let v = self.linear(&ln1.out, w(p::V_W), w(p::V_W + 1), C, C)?;
         let (mut y, mut softmax_max, mut softmax_sum) = (
-            self.act(N * C)?,
-            self.act(STATS.iter().product())?,
-            self.act(STATS.iter().product())?,
+            self.act(self.rows() * C)?,
+            self.act(self.stats().iter().product())?,
+            self.act(self.stats().iter().product())?,
         );
         self.run(ops::flash_attention_score(
-            &bsh(&q)?,
-            &bsh(&k)?,
-            &bsh(&v)?,
+            &self.bsh(&q)?,
+            &self.bsh(&k)?,
+            &self.bsh(&v)?,
             Some(&Tensor::new(&consts.mask, &[T, T])?),
             &attention(),
             AttentionStats {
-                softmax_max: TensorMut::new(&mut softmax_max, &STATS)?,
-                softmax_sum: TensorMut::new(&mut softmax_sum, &STATS)?,
+                softmax_max: TensorMut::new(&mut softmax_max, &self.stats())?,
+                softmax_sum: TensorMut::new(&mut softmax_sum, &self.stats())?,
             },
-            bsh_mut(&mut y)?,
+            self.bsh_mut(&mut y)?,
         ))?;
         let o = self.linear(&y, w(p::O_W), w(p::O_W + 1), C, C)?;
         let x1 = self.add(&x, &o)?;
         let ln2 = self.layer_norm(&x1, w(p::LN2_W), w(p::LN2_B))?;
         let f = self.linear(&ln2.out, w(p::FC_W), w(p::FC_W + 1), C, FF)?;
-        let mut act = self.act(N * FF)?;
+        let mut act = self.act(self.rows() * FF)?;
         self.run(ops::gelu_v2(
-            &t2(&f, N, FF)?,
+            &t2(&f, self.rows(), FF)?,
             GeluApproximate::None,
-            m2(&mut act, N, FF)?,
+            m2(&mut act, self.rows(), FF)?,
         ))?;
         let mlp = self.linear(&act, w(p::PROJ_W), w(p::PROJ_W + 1), FF, C)?;
         let out = self.add(&x1, &mlp)?;
@@ -236,7 +243,7 @@ impl Gpt<'_> {
         Ok((saved, out))
     }
 
-    /// The forward pass of `inputs` (`[N]` tokens) against `targets`.
+    /// The forward pass of `inputs` (`[self.rows()]` tokens) against `targets`.
     pub fn forward(
         &self,
         ps: &Params,
@@ -245,16 +252,16 @@ impl Gpt<'_> {
         targets: &[i64],
     ) -> ascendcl::Result<Saved> {
         let (idx, targets) = (self.upload(inputs)?, self.upload(targets)?);
-        let (mut tok, mut pos) = (self.act(N * C)?, self.act(N * C)?);
+        let (mut tok, mut pos) = (self.act(self.rows() * C)?, self.act(self.rows() * C)?);
         self.run(ops::embedding(
             &t2(&ps.values[WTE], V, C)?,
-            &Tensor::new(&idx, &[N])?,
-            m2(&mut tok, N, C)?,
+            &Tensor::new(&idx, &[self.rows()])?,
+            m2(&mut tok, self.rows(), C)?,
         ))?;
         self.run(ops::embedding(
             &t2(&ps.values[WPE], T, C)?,
-            &Tensor::new(&consts.pos, &[N])?,
-            m2(&mut pos, N, C)?,
+            &Tensor::new(&consts.pos.slice(..self.rows())?, &[self.rows()])?,
+            m2(&mut pos, self.rows(), C)?,
         ))?;
         let mut x = self.add(&tok, &pos)?;
         let mut blocks = Vec::with_capacity(L);
@@ -265,23 +272,23 @@ impl Gpt<'_> {
         }
         let ln_f = self.layer_norm(&x, &ps.values[LNF_W], &ps.values[LNF_W + 1])?;
         // Tied output projection: logits = h @ wteᵀ.
-        let mut logits = self.act(N * V)?;
+        let mut logits = self.act(self.rows() * V)?;
         self.run(ops::mm(
-            &t2(&ln_f.out, N, C)?,
+            &t2(&ln_f.out, self.rows(), C)?,
             &t2(&ps.values[WTE], V, C)?.t()?,
-            m2(&mut logits, N, V)?,
+            m2(&mut logits, self.rows(), V)?,
             CubeMath::KeepDtype,
         ))?;
-        let mut logp = self.act(N * V)?;
+        let mut logp = self.act(self.rows() * V)?;
         self.run(ops::log_softmax(
-            &t2(&logits, N, V)?,
+            &t2(&logits, self.rows(), V)?,
             1,
-            m2(&mut logp, N, V)?,
+            m2(&mut logp, self.rows(), V)?,
         ))?;
         let (mut loss, mut total) = (self.act(1)?, self.act(1)?);
         self.run(ops::nll_loss(
-            &t2(&logp, N, V)?,
-            &Tensor::new(&targets, &[N])?,
+            &t2(&logp, self.rows(), V)?,
+            &Tensor::new(&targets, &[self.rows()])?,
             &Tensor::new(&consts.ones, &[V])?,
             Reduction::Mean,
             -100,

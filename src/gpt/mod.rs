@@ -7,6 +7,7 @@ pub mod backward;
 pub mod forward;
 pub mod model;
 pub mod reference;
+pub mod step;
 
 /// Vocabulary.
 pub const V: usize = 64;

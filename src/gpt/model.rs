@@ -34,9 +34,17 @@ pub struct Gpt<'a> {
     pub stream: &'a Stream,
     /// Where every tensor comes from.
     pub alloc: &'a CachingAllocator,
+    /// Sequences per forward and backward (`B`, or `B / K` when `K`
+    /// micro-batches accumulate one step's gradients).
+    pub batch: usize,
 }
 
 impl Gpt<'_> {
+    /// Rows of every activation: `batch · T`.
+    pub fn rows(&self) -> usize {
+        self.batch * super::T
+    }
+
     /// Queues `op` (workspace from the allocator) and lets it run.
     pub fn run(&self, op: ascendcl::Result<Prepared<'_>>) -> ascendcl::Result<()> {
         op?.launch(self.stream, self.alloc)?.detach();
