@@ -213,6 +213,7 @@ impl Device {
     /// running on this device it fails with [`Error::WouldDeadlock`](crate::Error::WouldDeadlock).
     pub fn synchronize(&self) -> Result<()> {
         self.refuse_inside_callback()?;
+        crate::graph::mode_gate::refuse_device_sync(self.id(), "a synchronize")?;
         deferred::check_parked()?;
         self.default.bind()?;
         let lib = self.default.lib();
@@ -227,6 +228,7 @@ impl Device {
     pub fn synchronize_timeout(&self, timeout: std::time::Duration) -> Result<()> {
         let ms = crate::stream::timeout_ms(timeout)?;
         self.refuse_inside_callback()?;
+        crate::graph::mode_gate::refuse_device_sync(self.id(), "a synchronize")?;
         deferred::check_parked()?;
         self.default.bind()?;
         let lib = self.default.lib();

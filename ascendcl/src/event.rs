@@ -143,6 +143,9 @@ impl Event {
     /// safe layer refuses what it cannot vouch for.
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.check_same_device("record", stream)?;
+        // An event recorded in a capture must be an ACL_EVENT_SYNC Ex event
+        // and becomes part of the model: only the capture records one.
+        stream.refuse_while_capturing("recording an event")?;
         let raw_stream = stream.bound()?;
         let lib = self.inner.ctx.lib();
         // SAFETY: a live event and a live stream of the current context.

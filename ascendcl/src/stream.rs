@@ -328,6 +328,9 @@ impl Stream {
     /// wait for it (hicann/runtime v8.5.0, src/runtime/feature/src/event.cc
     /// lines 597-621, `Event::Wait`).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        // A captured stream waiting for an event joins the event's capture
+        // or waits on outside work: only the capture orders its streams.
+        self.refuse_while_capturing("waiting for an event")?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
         // SAFETY: a live stream and a live event.

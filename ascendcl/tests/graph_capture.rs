@@ -330,3 +330,41 @@ fn a_leaked_replay_guard_still_orders_host_access_and_the_graphs_drop_after_the_
         Ok(())
     });
 }
+
+#[test]
+fn device_synchronize_and_events_on_a_capturing_stream_are_refused_before_any_ffi_call() {
+    common::check(|env| {
+        let (device, ctx) = env.device0();
+        let other = Device::open(&env.rt, 1)?;
+        let stream = Stream::new(&ctx)?;
+        let event = Event::new(&ctx)?;
+        let cap = Capture::begin(&stream, CaptureMode::Relaxed)?;
+        env.session.clear_journal();
+        let refused = |r: ascendcl::Result<()>| matches!(r, Err(ascendcl::Error::InvalidState(m)) if m.contains("107027") || m.contains("captured"));
+        assert!(refused(device.synchronize()), "device synchronize");
+        assert!(refused(
+            device.synchronize_timeout(std::time::Duration::from_secs(1))
+        ));
+        assert!(
+            refused(event.record(&stream)),
+            "an event recorded in the capture"
+        );
+        assert!(refused(stream.record(&event)));
+        assert!(
+            refused(stream.wait_event(&event)),
+            "a wait joining the capture"
+        );
+        assert!(
+            !env.calls().iter().any(|c| c.starts_with("aclrt")),
+            "refused before FFI: {:?}",
+            env.calls()
+        );
+        // Another device is not captured: its synchronize goes through.
+        other.synchronize()?;
+        drop(cap.end()?);
+        device.synchronize()?;
+        event.record(&stream)?;
+        event.synchronize()?;
+        Ok(())
+    });
+}

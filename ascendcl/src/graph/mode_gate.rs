@@ -36,6 +36,43 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 /// GLOBAL captures under way, per context (its raw handle).
 static GLOBAL_BY_CONTEXT: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
+/// Captures under way (any mode), per device: a device synchronize fails
+/// with 107027 while one is (hicann/runtime v8.5.0 `context.cc`, the
+/// device synchronize's check of captured streams).
+static BY_DEVICE: Mutex<Vec<(u32, usize)>> = Mutex::new(Vec::new());
+
+fn count_device(device: u32, up: bool) {
+    let mut by = BY_DEVICE.lock().unwrap_or_else(PoisonError::into_inner);
+    match by.iter().position(|(d, _)| *d == device) {
+        Some(i) if up => by[i].1 += 1,
+        Some(i) => {
+            by[i].1 -= 1;
+            if by[i].1 == 0 {
+                by.swap_remove(i);
+            }
+        }
+        None if up => by.push((device, 1)),
+        None => {}
+    }
+}
+
+/// Refuses a device synchronize (or other device-wide wait) of `device`
+/// while a capture this crate began is under way on it.
+pub(crate) fn refuse_device_sync(device: u32, what: &str) -> Result<()> {
+    let busy = BY_DEVICE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .any(|&(d, n)| d == device && n > 0);
+    if busy {
+        return Err(Error::InvalidState(format!(
+            "{what} of device {device} is refused while a stream of it is being captured (CANN: \
+             107027, and the capture would be invalidated); end the capture first"
+        )));
+    }
+    Ok(())
+}
+
 thread_local! {
     /// This thread's captures under way: (GLOBAL, THREAD_LOCAL).
     static OWN: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
@@ -53,6 +90,7 @@ fn context_key(ctx: &Context) -> usize {
 pub(crate) struct ModeGate {
     mode: CaptureMode,
     context: usize,
+    device: u32,
     _same_thread: PhantomData<*const ()>,
 }
 
@@ -60,6 +98,7 @@ impl ModeGate {
     /// Counts a capture of `mode` in `ctx` as under way.
     pub(crate) fn enter(mode: CaptureMode, ctx: &Context) -> ModeGate {
         let context = context_key(ctx);
+        count_device(ctx.device_id(), true);
         match mode {
             CaptureMode::Global => {
                 let mut by = GLOBAL_BY_CONTEXT
@@ -81,6 +120,7 @@ impl ModeGate {
         ModeGate {
             mode,
             context,
+            device: ctx.device_id(),
             _same_thread: PhantomData,
         }
     }
@@ -88,6 +128,7 @@ impl ModeGate {
 
 impl Drop for ModeGate {
     fn drop(&mut self) {
+        count_device(self.device, false);
         match self.mode {
             CaptureMode::Global => {
                 let mut by = GLOBAL_BY_CONTEXT
