@@ -22,7 +22,15 @@
 //! On the mock (8 devices) by default; unchanged on an Atlas card, where it
 //! uses 8 devices, or the largest power of two of them that is present.
 //!
-//! `cargo run --example train_data_parallel [-- --ranks N] [--mode threads|processes|both]`
+//! `--model gpt` trains `train_gpt`'s transformer instead, from threads, on
+//! up to 4 ranks (the reference batch has 4 sequences): gradients summed in
+//! buckets, one per block plus one for the embeddings, each all-reduced on
+//! a stream of its own while the backward goes on
+//! (`ascendcl_examples::gpt::data_parallel`); the same checks against one
+//! device (within 1e-5 absolute: AdamW steps the key biases, whose true
+//! gradient is 0, by rounding noise) and against PyTorch's losses.
+//!
+//! `cargo run --example train_data_parallel [-- --ranks N] [--mode threads|processes|both] [--model mlp|gpt]`
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode};
@@ -314,6 +322,26 @@ fn check(mode: &str, ranks: &[RankResult], single: &RankResult, reference: &Refe
 }
 
 fn run(args: &[String]) -> ascendcl::Result<bool> {
+    if flag::<String>(args, "--model")?.as_deref() == Some("gpt") {
+        let (rt, backend) = ascendcl_examples::runtime()?;
+        println!("backend: {backend}");
+        let batch = ascendcl_examples::gpt::B;
+        let available = (rt.device_count()? as usize).min(batch);
+        let ranks = match flag::<usize>(args, "--ranks")? {
+            Some(n) if n == 0 || batch % n != 0 || n > available => {
+                return Err(invalid(format!(
+                    "--ranks {n}: want a divisor of the GPT's batch ({batch}) no larger than {available}"
+                )));
+            }
+            Some(n) => n,
+            None => (0..=2)
+                .rev()
+                .map(|p| 1 << p)
+                .find(|&n| n <= available)
+                .unwrap_or(1),
+        };
+        return ascendcl_examples::gpt::data_parallel::run(&rt, ranks);
+    }
     let mode: String = flag(args, "--mode")?.unwrap_or_else(|| "both".into());
     if !["threads", "processes", "both"].contains(&mode.as_str()) {
         return Err(invalid(format!(

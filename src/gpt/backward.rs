@@ -11,6 +11,25 @@ use super::forward::{BlockSaved, Consts, Normed, Saved, attention};
 use super::model::{Gpt, Params, m2, t2};
 use super::{C, FF, L, LNF_W, T, V, WPE, WTE, block, p};
 
+/// Gradients that become final together in the backward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucket {
+    /// Block `l`'s sixteen parameters.
+    Block(usize),
+    /// The embeddings and the final LayerNorm.
+    Rest,
+}
+
+impl Bucket {
+    /// The indices (into `Params`) of the bucket's parameters.
+    pub fn params(self) -> Vec<usize> {
+        match self {
+            Bucket::Block(l) => (block(l)..block(l) + super::PER_BLOCK).collect(),
+            Bucket::Rest => vec![WTE, WPE, LNF_W, LNF_W + 1],
+        }
+    }
+}
+
 impl Gpt<'_> {
     /// For `out = x @ wᵀ + b` (`self.rows()` rows, `inputs` → `outputs`) and the
     /// output's gradient `g`: `w`'s and `b`'s gradients into `gw`, `gb`, and
@@ -213,6 +232,21 @@ impl Gpt<'_> {
     /// The backward of `s` (the forward of the same parameters): every
     /// gradient into `ps.grads`.
     pub fn backward(&self, ps: &mut Params, consts: &Consts, s: &Saved) -> ascendcl::Result<()> {
+        self.backward_with(ps, consts, s, &mut |_, _| Ok(()))
+    }
+
+    /// As [`Gpt::backward`], calling `ready(ps, bucket)` as soon as a
+    /// bucket's gradients are final, in the order the backward finishes
+    /// them (the last block first, [`Bucket::Rest`] last), while the rest
+    /// of the backward is still to be queued: where data parallelism starts
+    /// a bucket's all-reduce.
+    pub fn backward_with(
+        &self,
+        ps: &mut Params,
+        consts: &Consts,
+        s: &Saved,
+        ready: &mut dyn FnMut(&mut Params, Bucket) -> ascendcl::Result<()>,
+    ) -> ascendcl::Result<()> {
         let mut g_logp = self.act(self.rows() * V)?;
         self.run(ops::nll_loss_backward(
             &Tensor::new(&consts.one, &[])?,
@@ -257,6 +291,7 @@ impl Gpt<'_> {
         )?;
         for l in (0..L).rev() {
             g_x = self.block_back(ps, consts, l, &s.blocks[l], g_x)?;
+            ready(ps, Bucket::Block(l))?;
         }
         // x = wte[idx] + wpe[pos].
         let mut g_tok = self.act(V * C)?;
@@ -280,6 +315,7 @@ impl Gpt<'_> {
             None,
             false,
             m2(&mut ps.grads[WPE], T, C)?,
-        ))
+        ))?;
+        ready(ps, Bucket::Rest)
     }
 }

@@ -4,6 +4,7 @@
 //! example reads from `examples/reference/train_gpt/`).
 
 pub mod backward;
+pub mod data_parallel;
 pub mod forward;
 pub mod model;
 pub mod reference;
