@@ -51,8 +51,14 @@ fn two_ranks_with_bucketed_all_reduces_match_one_device_and_pytorch() {
         .map(|e| e.function().to_string())
         .collect();
     let first_reduce = calls.iter().position(|c| c == "HcclAllReduce");
-    let later_backward = first_reduce
-        .is_some_and(|i| calls[i..].iter().any(|c| c == "aclnnFlashAttentionScoreGrad"));
-    assert!(later_backward, "no all-reduce was queued before the backward ended");
+    let later_backward = first_reduce.is_some_and(|i| {
+        calls[i..]
+            .iter()
+            .any(|c| c == "aclnnFlashAttentionScoreGrad")
+    });
+    assert!(
+        later_backward,
+        "no all-reduce was queued before the backward ended"
+    );
     assert_eq!(session.misuse_total(), 0, "{}", session.misuse_log());
 }

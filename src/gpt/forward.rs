@@ -8,7 +8,7 @@ use ascendcl::ops::{
 use ascendcl::prelude::*;
 
 use super::model::{Gpt, Params, m2, t2};
-use super::{C, EPS, FF, L, LNF_W, N, NH, T, V, WPE, WTE, block, p};
+use super::{C, EPS, FF, L, LNF_W, NH, T, V, WPE, WTE, block, p};
 
 /// Constants of every step: the causal mask, the position indices, the
 /// loss's class weights and dLoss/dLoss.
@@ -16,7 +16,7 @@ use super::{C, EPS, FF, L, LNF_W, N, NH, T, V, WPE, WTE, block, p};
 pub struct Consts {
     /// `[T, T]`, 1 where key j > query i (CANN's mask: 1 is *not* computed).
     pub mask: Block<u8>,
-    /// `[N]`: the position of each row.
+    /// The position of each row, for `g.rows()` rows (any fewer use a prefix).
     pub pos: Block<i64>,
     /// `[V]` ones.
     pub ones: Block<f32>,
@@ -25,10 +25,10 @@ pub struct Consts {
 }
 
 impl Consts {
-    /// Uploads the constants.
+    /// Uploads the constants, for up to `g.rows()` rows.
     pub fn new(g: &Gpt<'_>) -> ascendcl::Result<Consts> {
         let mask: Vec<u8> = (0..T * T).map(|i| u8::from(i % T > i / T)).collect();
-        let pos: Vec<i64> = (0..N).map(|r| (r % T) as i64).collect();
+        let pos: Vec<i64> = (0..g.rows()).map(|r| (r % T) as i64).collect();
         Ok(Consts {
             mask: g.upload(&mask)?,
             pos: g.upload(&pos)?,

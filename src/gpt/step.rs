@@ -5,12 +5,12 @@ use ascendcl::alloc::CachingAllocator;
 use ascendcl::ops::{self, Tensor, TensorMut};
 use ascendcl::prelude::*;
 
+use super::T;
 use super::forward::Consts;
 use super::model::{Gpt, Params};
-use super::{B, T};
 
-/// Forward and backward of the `B` sequences of `inputs`/`targets` (`B · T`
-/// tokens each) in `micro` micro-batches of `B / micro` sequences: leaves
+/// Forward and backward of the sequences of `inputs`/`targets` (`T` tokens
+/// each) in `micro` micro-batches of equally many sequences: leaves
 /// the gradients of the batch's mean loss in `params.grads` and returns that
 /// loss. With `micro > 1` each micro-batch's gradients (of its own mean
 /// loss) are added in place, scaled by `1 / micro`, into accumulators that
@@ -26,15 +26,16 @@ pub fn gradients(
     targets: &[i64],
     micro: usize,
 ) -> ascendcl::Result<f64> {
-    if micro == 0 || B % micro != 0 {
+    let sequences = inputs.len() / T;
+    if micro == 0 || sequences % micro != 0 || inputs.len() != sequences * T {
         return Err(ascendcl::Error::InvalidArgument(format!(
-            "{micro} micro-batches do not divide the batch of {B} sequences"
+            "{micro} micro-batches do not divide a batch of {sequences} sequences of {T} tokens"
         )));
     }
     let gpt = Gpt {
         stream,
         alloc,
-        batch: B / micro,
+        batch: sequences / micro,
     };
     let tokens = gpt.rows();
     if micro == 1 {
@@ -63,6 +64,5 @@ pub fn gradients(
         loss += f64::from(saved.loss.to_vec()?[0]) / micro as f64;
     }
     std::mem::swap(&mut params.grads, &mut accumulated);
-    debug_assert_eq!(tokens * micro, B * T);
     Ok(loss)
 }

@@ -17,9 +17,16 @@
 //! as safetensors, by PyTorch's names. `--accumulate K` computes each step's
 //! gradients from K micro-batches of 4/K sequences, accumulated in place,
 //! which gives the one-batch update up to f32 rounding (the same PyTorch
-//! check applies). On the mock by default; unchanged on an Atlas card.
+//! check applies). `--batch N` (a multiple of 4) trains on each reference
+//! batch repeated N/4 times: the mean loss and its gradients are the same,
+//! so the PyTorch check still applies, on activations N/4 times larger.
+//! `--record-trace FILE` records every request the caching allocator serves
+//! as an allocation trace for `ascendcl alloc-replay --trace FILE` (which is
+//! why this is an example of ascendcl-cli, like `train_resnet`; `cargo run
+//! --example train_gpt` at the root finds it all the same). On the mock by
+//! default; unchanged on an Atlas card.
 //!
-//! `cargo run --example train_gpt [-- --save-grads DIR] [--save FILE] [--accumulate K]`
+//! `cargo run --example train_gpt [-- --save-grads DIR] [--save FILE] [--accumulate K] [--batch N] [--record-trace FILE]`
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -50,7 +57,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(arg("--save-grads"), arg("--save"), micro) {
+    let batch = match arg("--batch").map(|n| n.to_string_lossy().parse::<usize>()) {
+        None => B,
+        Some(Ok(n)) if n > 0 && n % B == 0 && n % micro == 0 => n,
+        Some(_) => {
+            eprintln!("--batch N: N must be a multiple of {B} (and of --accumulate)");
+            return ExitCode::from(2);
+        }
+    };
+    let options = Options {
+        save_grads: arg("--save-grads"),
+        save: arg("--save"),
+        record: arg("--record-trace"),
+        micro,
+        batch,
+    };
+    match run(&options) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {
@@ -90,33 +112,81 @@ fn save_weights(path: &Path, ctx: &Context, params: &Params) -> ascendcl::Result
     ascendcl::weights::save(path, &named).map_err(invalid)
 }
 
-fn run(
-    save_grads_to: Option<PathBuf>,
-    save_to: Option<PathBuf>,
+/// The command line.
+struct Options {
+    save_grads: Option<PathBuf>,
+    save: Option<PathBuf>,
+    record: Option<PathBuf>,
     micro: usize,
-) -> ascendcl::Result<bool> {
+    batch: usize,
+}
+
+/// Step `k`'s batch repeated to `batch` sequences.
+fn tiled(reference: &Reference, k: usize, batch: usize) -> (Vec<i64>, Vec<i64>) {
+    let (inputs, targets) = reference.batch(k);
+    (inputs.repeat(batch / B), targets.repeat(batch / B))
+}
+
+/// Writes the allocator's recorded requests as an allocation trace.
+fn write_trace(path: &Path, alloc: &CachingAllocator, batch: usize) -> ascendcl::Result<()> {
+    let requests = alloc.take_recording();
+    let trace =
+        ascendcl_cli::alloc_trace::recorded::from_requests("train_gpt", &requests, batch as u32);
+    trace
+        .check()
+        .map_err(|e| invalid(format!("recorded trace: {e}")))?;
+    let file =
+        std::fs::File::create(path).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+    trace
+        .to_json_lines(std::io::BufWriter::new(file))
+        .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+    println!(
+        "recorded {} allocator requests to {}",
+        trace.ops.len(),
+        path.display()
+    );
+    Ok(())
+}
+
+fn run(options: &Options) -> ascendcl::Result<bool> {
+    let (save_grads_to, save_to, micro, batch) = (
+        &options.save_grads,
+        &options.save,
+        options.micro,
+        options.batch,
+    );
     let (rt, backend) = ascendcl_examples::runtime()?;
     println!("backend: {backend}");
+    if batch != B {
+        println!(
+            "batch of {batch} sequences: each reference batch {} times",
+            batch / B
+        );
+    }
     if micro > 1 {
         println!(
             "gradients of {micro} micro-batches of {} sequences, accumulated in place",
-            B / micro
+            batch / micro
         );
     }
     let reference = Reference::read().map_err(invalid)?;
     let ctx = Device::open(&rt, 0)?.default_context();
     let stream = Stream::new(&ctx)?;
     let alloc = CachingAllocator::new(&ctx, AllocatorConfig::expandable())?;
+    if options.record.is_some() {
+        alloc.start_recording(); // step 0: setup
+    }
     let gpt = Gpt {
         stream: &stream,
         alloc: &alloc,
-        batch: B,
+        batch,
     };
     let consts = Consts::new(&gpt)?;
     let mut params = gpt.params(&reference.init)?;
     let (mut all_match, mut worst) = (true, 0f64);
     for k in 0..STEPS {
-        let (inputs, targets) = reference.batch(k);
+        alloc.set_recording_step(k as u32 + 1);
+        let (inputs, targets) = tiled(&reference, k, batch);
         let loss = step::gradients(
             &stream,
             &alloc,
@@ -127,7 +197,7 @@ fn run(
             micro,
         )?;
         if k == 0 {
-            if let Some(dir) = &save_grads_to {
+            if let Some(dir) = save_grads_to {
                 save_grads(dir, &params)?;
                 println!("wrote step 1's gradients to {}", dir.display());
             }
@@ -144,7 +214,7 @@ fn run(
             if ok { "" } else { "  MISMATCH" }
         );
     }
-    let (inputs, targets) = reference.batch(0);
+    let (inputs, targets) = tiled(&reference, 0, batch);
     let final_loss = f64::from(
         gpt.forward(&params, &consts, &inputs, &targets)?
             .loss
@@ -158,9 +228,13 @@ fn run(
         reference.final_loss,
         if final_ok { "" } else { "  MISMATCH" }
     );
-    if let Some(path) = &save_to {
+    if let Some(path) = save_to {
         save_weights(path, &ctx, &params)?;
         println!("wrote the final weights to {}", path.display());
+    }
+    drop((params, consts)); // the trailing frees of the persistent tensors
+    if let Some(path) = &options.record {
+        write_trace(path, &alloc, batch)?;
     }
     let stats = alloc.stats();
     println!(
