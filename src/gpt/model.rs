@@ -8,7 +8,7 @@ use ascendcl::prelude::*;
 use super::{LR, WD, parameters};
 
 /// Every parameter with its gradient and AdamW moments, in
-/// [`parameters`](super::parameters) order; four lists, so a pass can read
+/// [`parameters`] order; four lists, so a pass can read
 /// values while it writes gradients.
 #[derive(Debug)]
 pub struct Params {
