@@ -30,7 +30,14 @@
 //! device (within 1e-5 absolute: AdamW steps the key biases, whose true
 //! gradient is 0, by rounding noise) and against PyTorch's losses.
 //!
-//! `cargo run --example train_data_parallel [-- --ranks N] [--mode threads|processes|both] [--model mlp|gpt]`
+//! `--launcher env` makes this process one rank of a job an outside
+//! launcher started (torchrun's or Slurm's variables, `ascendcl::hccl::join`:
+//! the root info over TCP from rank 0): it trains its shard and checks that
+//! its final weights are bit-identical to rank 0's (broadcast) and its
+//! losses PyTorch's. `examples/launch_two_nodes.sh` starts 2 "nodes" × 4
+//! such ranks on the loopback interface.
+//!
+//! `cargo run --example train_data_parallel [-- --ranks N] [--mode threads|processes|both] [--model mlp|gpt] [--launcher env]`
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode};
@@ -321,7 +328,50 @@ fn check(mode: &str, ranks: &[RankResult], single: &RankResult, reference: &Refe
     pass
 }
 
+/// `--launcher env`: one rank of a job started from outside.
+fn launched() -> ascendcl::Result<bool> {
+    let (rt, backend) = ascendcl_examples::runtime()?;
+    let env = ascendcl::hccl::LaunchEnv::from_env()?;
+    let (device, comm) = ascendcl::hccl::join(&rt, &env, ascendcl::hccl::connect_timeout())?;
+    if BATCH % env.world_size as usize != 0 {
+        return Err(invalid(format!(
+            "a world of {} ranks does not divide the batch of {BATCH}",
+            env.world_size
+        )));
+    }
+    let result = train_rank(&device, Some(&comm), &Task::generate())?;
+    // Rank 0's weights, broadcast, against this rank's: bit for bit.
+    let ctx = device.default_context();
+    let stream = Stream::new(&ctx)?;
+    let mut zero = DeviceBuffer::from_host(&ctx, &result.params)?;
+    comm.broadcast(&mut zero, 0, &stream)?.wait()?;
+    let identical = zero
+        .to_vec()?
+        .iter()
+        .zip(&result.params)
+        .all(|(a, b)| a.to_bits() == b.to_bits());
+    let reference = Reference::read().map_err(invalid)?;
+    let losses_match = result
+        .losses
+        .iter()
+        .zip(&reference.losses)
+        .all(|(&ours, &theirs)| Reference::loss_matches(f64::from(ours), theirs));
+    println!(
+        "rank {} of {} ({:?} variables, local rank {}, device {}, {backend}): weights bit-identical \
+         to rank 0's: {identical}; every loss PyTorch's: {losses_match}",
+        env.rank,
+        env.world_size,
+        env.convention,
+        env.local_rank,
+        device.id()
+    );
+    Ok(identical && losses_match)
+}
+
 fn run(args: &[String]) -> ascendcl::Result<bool> {
+    if flag::<String>(args, "--launcher")?.as_deref() == Some("env") {
+        return launched();
+    }
     if flag::<String>(args, "--model")?.as_deref() == Some("gpt") {
         let (rt, backend) = ascendcl_examples::runtime()?;
         println!("backend: {backend}");

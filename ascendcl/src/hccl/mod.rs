@@ -58,7 +58,9 @@ mod collectives;
 mod communicator;
 mod element;
 mod launch;
+mod launch_env;
 mod pending;
+mod rendezvous;
 mod root_info;
 pub(crate) mod support;
 mod watchdog;
@@ -70,7 +72,11 @@ use crate::error::{Error, HcclError, Result};
 
 pub use communicator::{Communicator, DESTROY_ATTEMPTS, DESTROY_RETRY_SLEEP};
 pub use element::{Bf16Bits, F16Bits, HcclElement, ReduceOp, dtype_size};
+pub use launch_env::{
+    Convention, DEFAULT_MASTER_PORT, LaunchEnv, first_slurm_host, local_device, visible_devices,
+};
 pub use pending::CollectivePending;
+pub use rendezvous::{connect_timeout, join};
 pub use root_info::RootInfo;
 pub use support::supports_reduction;
 pub use watchdog::Watchdog;

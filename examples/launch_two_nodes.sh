@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Starts a data-parallel job the way a cluster launcher does, with plain
+# environment variables (torchrun's: RANK, WORLD_SIZE, LOCAL_RANK,
+# MASTER_ADDR, MASTER_PORT): 2 "nodes" x 4 ranks on this machine, the
+# master on the loopback interface. Every rank is one process of
+# `train_data_parallel --launcher env`, which joins through
+# `ascendcl::hccl::join` (rank 0 serves its root info on MASTER_PORT + 1)
+# and checks its weights against rank 0's and its losses against PyTorch's.
+# Exit 0 only if every rank passes; no rank outlives the script.
+#
+#   [LAUNCHER=slurm] examples/launch_two_nodes.sh [PATH/TO/train_data_parallel]
+#       (LAUNCHER=slurm: Slurm's variables instead, SLURM_PROCID, SLURM_NTASKS,
+#       SLURM_LOCALID and SLURM_STEP_NODELIST=localhost, no MASTER_ADDR)
+#       (default: target/debug/examples/train_data_parallel; build it with
+#       `cargo build --example train_data_parallel`)
+#
+# With torch installed, the same job under torchrun on one machine:
+#   torchrun --nnodes 2 --nproc-per-node 4 --node-rank 0 --master-addr 127.0.0.1 \
+#       --master-port 29500 --no-python target/debug/examples/train_data_parallel --launcher env &
+#   torchrun ... --node-rank 1 ...
+set -euo pipefail
+exe=${1:-target/debug/examples/train_data_parallel}
+[ -x "$exe" ] || { echo "error: $exe is not built (cargo build --example train_data_parallel)" >&2; exit 2; }
+nodes=2
+per_node=4
+world=$((nodes * per_node))
+# A port pair nobody uses: MASTER_PORT (a launcher's own store) and the next
+# (the root info).
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1] - 1)' 2>/dev/null \
+    || echo $((20000 + RANDOM % 20000)))
+logs=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$logs"
+}
+trap cleanup EXIT
+for node in $(seq 0 $((nodes - 1))); do
+    for local in $(seq 0 $((per_node - 1))); do
+        rank=$((node * per_node + local))
+        if [ "${LAUNCHER:-torchrun}" = slurm ]; then
+            vars=(SLURM_PROCID=$rank SLURM_NTASKS=$world SLURM_LOCALID=$local SLURM_STEP_NODELIST=localhost)
+        else
+            vars=(RANK=$rank WORLD_SIZE=$world LOCAL_RANK=$local MASTER_ADDR=127.0.0.1)
+        fi
+        env "${vars[@]}" MASTER_PORT=$port HCCL_CONNECT_TIMEOUT="${HCCL_CONNECT_TIMEOUT:-60}" \
+            "$exe" --launcher env >"$logs/rank-$rank.log" 2>&1 &
+        pids+=($!)
+    done
+done
+failed=0
+for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then
+        failed=$((failed + 1))
+        echo "rank $i failed:"
+        tail -n 5 "$logs/rank-$i.log"
+    fi
+done
+pids=()
+for rank in $(seq 0 $((world - 1))); do tail -n 1 "$logs/rank-$rank.log"; done
+if [ "$failed" -ne 0 ]; then
+    echo "FAIL: $failed of $world ranks failed"
+    exit 1
+fi
+echo "PASS: $world ranks on $nodes nodes x $per_node, launched from ${LAUNCHER:-torchrun}'s environment variables"
