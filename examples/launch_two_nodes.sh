@@ -11,6 +11,11 @@
 #   [LAUNCHER=slurm] examples/launch_two_nodes.sh [PATH/TO/train_data_parallel]
 #       (LAUNCHER=slurm: Slurm's variables instead, SLURM_PROCID, SLURM_NTASKS,
 #       SLURM_LOCALID and SLURM_STEP_NODELIST=localhost, no MASTER_ADDR)
+#   MISSING=K examples/launch_two_nodes.sh ...
+#       starts every rank but K, and passes only if every started rank fails
+#       within HCCL_CONNECT_TIMEOUT (default 3 s here) with rank 0 naming K
+#       (K = 0: the others say rank 0 did not answer), and no rank process
+#       is left running
 #       (default: target/debug/examples/train_data_parallel; build it with
 #       `cargo build --example train_data_parallel`)
 #
@@ -35,9 +40,12 @@ cleanup() {
     rm -rf "$logs"
 }
 trap cleanup EXIT
+missing=${MISSING:-}
+[ -z "$missing" ] || export HCCL_CONNECT_TIMEOUT=${HCCL_CONNECT_TIMEOUT:-3}
 for node in $(seq 0 $((nodes - 1))); do
     for local in $(seq 0 $((per_node - 1))); do
         rank=$((node * per_node + local))
+        [ "$rank" != "$missing" ] || continue
         if [ "${LAUNCHER:-torchrun}" = slurm ]; then
             vars=(SLURM_PROCID=$rank SLURM_NTASKS=$world SLURM_LOCALID=$local SLURM_STEP_NODELIST=localhost)
         else
@@ -49,14 +57,32 @@ for node in $(seq 0 $((nodes - 1))); do
     done
 done
 failed=0
+ranks=()
+for rank in $(seq 0 $((world - 1))); do [ "$rank" = "$missing" ] || ranks+=("$rank"); done
 for i in "${!pids[@]}"; do
     if ! wait "${pids[$i]}"; then
         failed=$((failed + 1))
-        echo "rank $i failed:"
-        tail -n 5 "$logs/rank-$i.log"
+        [ -n "$missing" ] || { echo "rank ${ranks[$i]} failed:"; tail -n 5 "$logs/rank-${ranks[$i]}.log"; }
     fi
 done
 pids=()
+if [ -n "$missing" ]; then
+    # Every started rank failed, rank 0 named the missing one, none is left.
+    stray=$(pgrep -f -- "$exe --launcher env" || true)
+    named=true
+    if [ "$missing" != 0 ]; then
+        grep -h "error" "$logs/rank-0.log" | head -n 1
+        grep -q "rank(s) \[$missing\] never fetched" "$logs/rank-0.log" || named=false
+    else
+        grep -h "error" "$logs/rank-1.log" | head -n 1
+    fi
+    if [ "$failed" -eq "${#ranks[@]}" ] && $named && [ -z "$stray" ]; then
+        echo "PASS: rank $missing never started; all ${#ranks[@]} others failed within the timeout and said why"
+        exit 0
+    fi
+    echo "FAIL: $failed of ${#ranks[@]} started ranks failed; stray processes: ${stray:-none}"
+    exit 1
+fi
 for rank in $(seq 0 $((world - 1))); do tail -n 1 "$logs/rank-$rank.log"; done
 if [ "$failed" -ne 0 ]; then
     echo "FAIL: $failed of $world ranks failed"
