@@ -145,13 +145,14 @@ impl Event {
         self.check_same_device("record", stream)?;
         // An event recorded in a capture must be an ACL_EVENT_SYNC Ex event
         // and becomes part of the model: only the capture records one.
-        stream.refuse_while_capturing("recording an event")?;
         let raw_stream = stream.bound()?;
         let lib = self.inner.ctx.lib();
-        // SAFETY: a live event and a live stream of the current context.
-        check(lib, "aclrtRecordEvent", unsafe {
-            lib.aclrtRecordEvent(self.inner.raw, raw_stream)
-        })
+        stream.inner.lane.run_uncaptured("recording an event", || {
+            // SAFETY: a live event and a live stream of the current context.
+            check(lib, "aclrtRecordEvent", unsafe {
+                lib.aclrtRecordEvent(self.inner.raw, raw_stream)
+            })
+        })?
     }
 
     /// Refuses a stream of another device.

@@ -19,7 +19,7 @@
 //! destroyed and none covers the position), the wait falls back to a
 //! device-wide synchronize, as for any work whose end no event marks.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use ascendcl_sys::aclrtStream;
@@ -42,7 +42,22 @@ pub(crate) struct Lane {
     /// function can slip into a capture (read without the lock only to
     /// refuse synchronizes and queries early).
     pub(crate) capturing: AtomicBool,
+    /// Blocking calls on the stream under way that a capture must not
+    /// begin under (synchronizes): see [`Lane::enter_uncaptured`].
+    outside: AtomicUsize,
     state: Mutex<LaneState>,
+}
+
+/// A blocking call on a stream that is not being captured, under way (see
+/// [`Lane::enter_uncaptured`]).
+pub(crate) struct Uncaptured<'a> {
+    lane: &'a Lane,
+}
+
+impl Drop for Uncaptured<'_> {
+    fn drop(&mut self) {
+        self.lane.outside.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Why a capture cannot begin on a lane.
@@ -125,6 +140,7 @@ impl Lane {
             stream_id,
             completed: Arc::new(AtomicU64::new(0)),
             capturing: AtomicBool::new(false),
+            outside: AtomicUsize::new(0),
             state: Mutex::new(LaneState {
                 raw,
                 retired: false,
@@ -180,6 +196,31 @@ impl Lane {
         Ok(result)
     }
 
+    /// Runs `call` (a stream call that returns at once: a query, an event
+    /// record or wait) in the lane's critical section, refused while the
+    /// stream is being captured: a capture cannot begin between the check
+    /// and the call.
+    pub(crate) fn run_uncaptured<T>(&self, what: &str, call: impl FnOnce() -> T) -> Result<T> {
+        let _state = self.lock();
+        if self.capturing.load(Ordering::Acquire) {
+            return Err(capturing_refusal(what));
+        }
+        Ok(call())
+    }
+
+    /// For a blocking call on the stream (a synchronize), which cannot run
+    /// under the lock: refused while the stream is being captured, and
+    /// while the returned guard lives a capture's begin finds the lane busy
+    /// and retries.
+    pub(crate) fn enter_uncaptured(&self, what: &str) -> Result<Uncaptured<'_>> {
+        let _state = self.lock();
+        if self.capturing.load(Ordering::Acquire) {
+            return Err(capturing_refusal(what));
+        }
+        self.outside.fetch_add(1, Ordering::AcqRel);
+        Ok(Uncaptured { lane: self })
+    }
+
     /// Marks the stream as captured, in the critical section every launch
     /// takes, after running `begin` (CANN's begin, or nothing for a stream
     /// joining a capture): no launch of ours can come between. Refused while
@@ -198,7 +239,9 @@ impl Lane {
                     .into(),
             )));
         }
-        if state.next > self.completed.load(Ordering::Acquire) {
+        if state.next > self.completed.load(Ordering::Acquire)
+            || self.outside.load(Ordering::Acquire) > 0
+        {
             return Err(BeginCapture::Busy);
         }
         begin().map_err(BeginCapture::Failed)?;

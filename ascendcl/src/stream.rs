@@ -272,8 +272,8 @@ impl Stream {
     /// Waits until all work queued on the stream is done. From a host
     /// callback of this stream it fails with [`Error::WouldDeadlock`].
     pub fn synchronize(&self) -> Result<()> {
-        self.refuse_while_capturing("synchronize")?;
         self.refuse_inside_own_callback()?;
+        let _uncaptured = self.inner.lane.enter_uncaptured("synchronize")?;
         deferred::check_parked()?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
@@ -291,8 +291,8 @@ impl Stream {
     /// A zero timeout is an invalid argument; use [`Stream::query`] to poll.
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
         let ms = timeout_ms(timeout)?;
-        self.refuse_while_capturing("synchronize")?;
         self.refuse_inside_own_callback()?;
+        let _uncaptured = self.inner.lane.enter_uncaptured("synchronize")?;
         deferred::check_parked()?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
@@ -307,14 +307,15 @@ impl Stream {
 
     /// Whether all queued work is done, without waiting.
     pub fn query(&self) -> Result<bool> {
-        self.refuse_while_capturing("a query")?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
         let mut status = sys::aclrtStreamStatus::ACL_STREAM_STATUS_RESERVED;
-        // SAFETY: a live stream and a valid out-pointer.
-        check(lib, "aclrtStreamQuery", unsafe {
-            lib.aclrtStreamQuery(raw, &mut status)
-        })?;
+        self.inner.lane.run_uncaptured("a query", || {
+            // SAFETY: a live stream and a valid out-pointer.
+            check(lib, "aclrtStreamQuery", unsafe {
+                lib.aclrtStreamQuery(raw, &mut status)
+            })
+        })??;
         Ok(status == sys::aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE)
     }
 
@@ -330,13 +331,14 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         // A captured stream waiting for an event joins the event's capture
         // or waits on outside work: only the capture orders its streams.
-        self.refuse_while_capturing("waiting for an event")?;
         let raw = self.bound()?;
         let lib = self.inner.ctx.lib();
-        // SAFETY: a live stream and a live event.
-        check(lib, "aclrtStreamWaitEvent", unsafe {
-            lib.aclrtStreamWaitEvent(raw, event.as_raw())
-        })
+        self.inner.lane.run_uncaptured("waiting for an event", || {
+            // SAFETY: a live stream and a live event.
+            check(lib, "aclrtStreamWaitEvent", unsafe {
+                lib.aclrtStreamWaitEvent(raw, event.as_raw())
+            })
+        })?
     }
 
     /// Records `event` at the current end of this stream.

@@ -221,3 +221,95 @@ fn forking_the_capture_stream_itself_a_default_stream_or_another_contexts_stream
         Ok(())
     });
 }
+
+fn expect_refused(what: &str, r: ascendcl::Result<()>) {
+    match r {
+        Err(ascendcl::Error::InvalidArgument(_)) | Err(ascendcl::Error::InvalidState(_)) => {}
+        other => panic!("{what}: accepted or wrong error: {other:?}"),
+    }
+}
+
+#[test]
+fn scratch_uploads_and_branches_forked_around_joins_are_ordered_or_refused() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let (stream, s1, s2, s3) = (
+            Stream::new(&ctx)?,
+            Stream::new(&ctx)?,
+            Stream::new(&ctx)?,
+            Stream::new(&ctx)?,
+        );
+        let alloc = ascendcl::alloc::CachingAllocator::new(
+            &ctx,
+            ascendcl::alloc::AllocatorConfig::segments(),
+        )?;
+        let mut x = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut a = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut c = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut ws = DeviceBuffer::<u8>::zeroed(&ctx, 1 << 16)?;
+        let mut cap = Capture::begin(&stream, CaptureMode::Global)?;
+        let (bx, ba, bc) = (cap.bind(&mut x)?, cap.bind(&mut a)?, cap.bind(&mut c)?);
+        let tmp = cap.scratch::<f32>(&alloc, 4)?;
+        let input = cap.host_input(HostBuffer::<f32>::zeroed(&ctx, 4)?);
+        let output = cap.host_output(HostBuffer::<f32>::zeroed(&ctx, 4)?);
+        let b1 = cap.fork(&s1)?;
+        let b2 = cap.fork(&s2)?;
+        // scratch written on b1
+        cap.launch_on(
+            b1,
+            |v| ops::relu(&v.view(bx, &[4])?, v.view_mut(tmp, &[4])?),
+            Workspace::none(),
+        )?;
+        // read on b2 / origin, download on origin, upload over x (read by b1)
+        expect_refused(
+            "scratch read on b2",
+            cap.launch_on(
+                b2,
+                |v| ops::neg(&v.view(tmp, &[4])?, v.view_mut(bc, &[4])?),
+                Workspace::none(),
+            ),
+        );
+        expect_refused("scratch downloaded", cap.download(tmp, &output));
+        expect_refused("upload over x read by b1", cap.upload(&input, bx));
+        // a join of b1; b2 (forked before it) still may not read tmp
+        cap.join(b1)?;
+        expect_refused(
+            "b2 after b1's join",
+            cap.launch_on(
+                b2,
+                |v| ops::neg(&v.view(tmp, &[4])?, v.view_mut(bc, &[4])?),
+                Workspace::none(),
+            ),
+        );
+        // a branch forked after the join may
+        let b3 = cap.fork(&s3)?;
+        cap.launch_on(
+            b3,
+            |v| ops::neg(&v.view(tmp, &[4])?, v.view_mut(ba, &[4])?),
+            Workspace::none(),
+        )?;
+        // origin writes a while b3 wrote it
+        expect_refused(
+            "origin writes a",
+            cap.launch(
+                |v| ops::neg(&v.view(bx, &[4])?, v.view_mut(ba, &[4])?),
+                Workspace::none(),
+            ),
+        );
+        // all-reduce-free: workspace buffer on two branches
+        cap.launch_on(
+            b2,
+            |v| {
+                ops::add(
+                    &v.view(bx, &[4])?,
+                    &v.view(bx, &[4])?,
+                    1.0f32,
+                    v.view_mut(bc, &[4])?,
+                )
+            },
+            &mut ws,
+        )?;
+        drop(cap);
+        Ok(())
+    });
+}

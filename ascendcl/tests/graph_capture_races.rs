@@ -131,3 +131,73 @@ fn host_functions_launched_while_captures_begin_and_end_all_run_and_none_is_capt
         Ok(())
     });
 }
+
+#[test]
+fn queries_event_records_and_waits_racing_capture_begins_are_refused_never_captured() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let s = Stream::new(&ctx)?;
+        let ev = Event::new(&ctx)?;
+        let stop = AtomicBool::new(false);
+        let (typed, untyped) = (AtomicU64::new(0), AtomicU64::new(0));
+        let untyped_msgs = std::sync::Mutex::new(Vec::<String>::new());
+        let (mut captures, mut failed_ends) = (0u64, 0u64);
+        let mut end_errors = Vec::new();
+        std::thread::scope(|scope| -> ascendcl::Result<()> {
+            scope.spawn(|| {
+                let mut i = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    i += 1;
+                    let r = match i % 3 {
+                        0 => s.query().map(|_| ()),
+                        1 => ev.record(&s),
+                        _ => s.wait_event(&ev),
+                    };
+                    match r {
+                        Ok(()) => {}
+                        Err(ascendcl::Error::InvalidState(m)) if m.contains("being captured") => {
+                            typed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => {
+                            untyped.fetch_add(1, Ordering::Relaxed);
+                            let mut v = untyped_msgs.lock().unwrap();
+                            if v.len() < 5 {
+                                v.push(e.to_string());
+                            }
+                        }
+                    }
+                }
+            });
+            let deadline = Instant::now() + Duration::from_millis(1500);
+            while Instant::now() < deadline {
+                if let Ok(cap) = Capture::begin(&s, CaptureMode::Relaxed) {
+                    captures += 1;
+                    match cap.end() {
+                        Ok(g) => drop(g),
+                        Err(e) => {
+                            failed_ends += 1;
+                            if end_errors.len() < 5 {
+                                end_errors.push(e.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+            Ok(())
+        })?;
+        let _ = s.synchronize();
+        let _ = ascendcl::take_deferred_errors();
+        assert!(
+            captures > 0 && typed.load(Ordering::Relaxed) > 0,
+            "the race did not happen"
+        );
+        assert_eq!(
+            (failed_ends, untyped.load(Ordering::Relaxed)),
+            (0, 0),
+            "a call the stream refuses while captured reached CANN during a capture: {end_errors:?} {:?}",
+            untyped_msgs.lock().unwrap()
+        );
+        Ok(())
+    });
+}

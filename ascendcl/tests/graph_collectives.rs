@@ -94,3 +94,33 @@ fn a_captured_all_reduce_that_hccl_would_refuse_is_refused_before_any_call() {
         Ok(())
     });
 }
+
+#[test]
+fn two_collectives_of_one_communicator_on_unordered_branches_are_refused() {
+    use ascendcl::hccl::ReduceOp;
+    common::check(|env| {
+        let (_devices, comms) = hccl_support::communicators(env, 2)?;
+        let accepted = hccl_support::on_ranks(&comms, |comm| {
+            let ctx = comm.device().default_context();
+            let (stream, s1, s2) = (Stream::new(&ctx)?, Stream::new(&ctx)?, Stream::new(&ctx)?);
+            let mut a = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+            let mut c = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+            let mut cap = Capture::begin(&stream, CaptureMode::ThreadLocal)?;
+            let (ba, bc) = (cap.bind(&mut a)?, cap.bind(&mut c)?);
+            let (b1, b2) = (cap.fork(&s1)?, cap.fork(&s2)?);
+            cap.all_reduce_on(b1, comm, ba, ba, ReduceOp::Sum)?;
+            let second = cap.all_reduce_on(b2, comm, bc, bc, ReduceOp::Sum);
+            let ok = second.is_ok();
+            let mut graph = cap.end()?;
+            graph.launch(&stream)?.wait()?;
+            drop(graph);
+            Ok(ok)
+        })?;
+        assert_eq!(
+            accepted,
+            vec![false, false],
+            "two collectives of one communicator were captured on unordered branches"
+        );
+        Ok(())
+    });
+}

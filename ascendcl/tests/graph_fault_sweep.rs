@@ -10,9 +10,10 @@ mod common;
 use ascendcl::Runtime;
 use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::graph::{Capture, CaptureMode};
-use ascendcl::ops::{self, Workspace};
+use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 use common::sweep::sweep;
+use std::time::Duration;
 
 /// y = -relu(x) through a scratch intermediate, replayed twice.
 fn capture_and_replay(rt: &Runtime) -> ascendcl::Result<()> {
@@ -89,63 +90,74 @@ fn failing_any_call_of_a_capture_over_two_streams_returns_an_error_and_leaks_not
 }
 
 #[test]
-fn a_capture_cann_never_ends_leaks_what_it_captured_and_its_stream_refuses_work() {
-    // Not `common::check`: the mock keeps the capture and its model alive,
-    // on purpose; the next test's session resets it.
-    let env = common::env();
-    let ctx = Device::open(&env.rt, 0).expect("device").default_context();
-    let stream = Stream::new(&ctx).expect("stream");
-    let alloc = CachingAllocator::new(&ctx, AllocatorConfig::segments()).expect("allocator");
-    let scenario = || -> ascendcl::Result<()> {
-        let mut cap = Capture::begin(&stream, CaptureMode::ThreadLocal)?;
-        let x = cap.scratch::<f32>(&alloc, 4)?;
-        let y = cap.scratch::<f32>(&alloc, 4)?;
-        let input = cap.host_input(HostBuffer::<f32>::zeroed(&ctx, 4)?);
-        cap.upload(&input, x)?;
-        cap.launch(
-            |v| ops::relu(&v.view(x, &[4])?, v.view_mut(y, &[4])?),
-            Workspace::none(),
-        )?;
-        env.inject(ascendcl_mock::Fault::always(
-            "aclmdlRICaptureEnd",
+fn a_fork_that_failed_leaves_an_unusable_branch_and_the_next_fork_works() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let (stream, s1, s2) = (Stream::new(&ctx)?, Stream::new(&ctx)?, Stream::new(&ctx)?);
+        let mut x = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut a = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut cap = Capture::begin(&stream, CaptureMode::Global)?;
+        let (bx, ba) = (cap.bind(&mut x)?, cap.bind(&mut a)?);
+        env.inject(ascendcl_mock::Fault::nth(
+            "aclrtCreateEventExWithFlag",
+            1,
             common::sweep::INJECTED,
         ));
-        let ended = cap.end();
-        assert_eq!(
-            ended.as_ref().err().and_then(ascendcl::Error::code),
-            Some(common::sweep::INJECTED),
-            "{ended:?}"
-        );
+        assert!(cap.fork(&s1).is_err(), "the injected fault fails the fork");
+        // A perfectly ordinary second fork, then work on it.
+        let b = cap.fork(&s2)?;
+        cap.launch_on(
+            b,
+            |v| ops::relu(&v.view(bx, &[4])?, v.view_mut(ba, &[4])?),
+            Workspace::none(),
+        )?;
+        let graph = cap.end()?;
+        drop(graph);
         Ok(())
-    };
-    scenario().expect("the capture itself");
-    assert_eq!(
-        env.session.call_count("aclmdlRICaptureEnd"),
-        3,
-        "tried three times"
-    );
-    let parked = ascendcl::take_deferred_errors();
-    assert!(
-        parked
-            .iter()
-            .any(|p| p.to_string().contains("still captures")),
-        "{parked:?}"
-    );
-    assert!(
-        matches!(stream.synchronize(), Err(ascendcl::Error::InvalidState(_))),
-        "the stream stays captured, as CANN has it"
-    );
-    assert_eq!(
-        env.session.misuse_total(),
-        0,
-        "nothing the model uses was freed: {}",
-        env.session.misuse_log()
-    );
-    // CANN refuses to destroy a stream it still captures (107027): parked.
-    drop(stream);
-    let parked = ascendcl::take_deferred_errors();
-    assert!(
-        parked.iter().all(|p| p.code() == Some(107027)),
-        "{parked:?}"
-    );
+    });
+}
+
+#[test]
+fn a_wait_that_would_need_a_device_synchronize_during_a_capture_fails_and_the_capture_survives() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let (stream, other) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
+        let mut x = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let mut a = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        let src = DeviceBuffer::from_host(&ctx, &[1.0f32; 4])?;
+        let mut z = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        env.slow_streams(Duration::from_millis(50));
+        // Eager work on a stream that is NOT captured, still running.
+        ops::relu(&Tensor::new(&src, &[4])?, TensorMut::new(&mut z, &[4])?)?
+            .launch(&other, Workspace::none())?
+            .detach();
+        let mut cap = Capture::begin(&stream, CaptureMode::Relaxed)?;
+        let (bx, ba) = (cap.bind(&mut x)?, cap.bind(&mut a)?);
+        cap.launch(
+            |v| ops::relu(&v.view(bx, &[4])?, v.view_mut(ba, &[4])?),
+            Workspace::none(),
+        )?;
+        // A host access to z on this thread: its wait cannot record an
+        // event (transient fault), so it falls back to a device-wide wait.
+        env.inject(ascendcl_mock::Fault::nth(
+            "aclrtRecordEvent",
+            1,
+            common::sweep::INJECTED,
+        ));
+        let read = z.to_vec();
+        let calls = env.calls();
+        let synced = calls.iter().any(|c| c == "aclrtSynchronizeDevice");
+        let ended = cap.end();
+        env.slow_streams(Duration::ZERO);
+        assert!(
+            matches!(&read, Err(ascendcl::Error::InvalidState(m)) if m.contains("107027")),
+            "{read:?}"
+        );
+        assert!(
+            !synced,
+            "aclrtSynchronizeDevice was called while a capture was under way on the device"
+        );
+        drop(ended?);
+        Ok(())
+    });
 }

@@ -105,18 +105,22 @@ impl<'g> Capture<'g> {
         // Marked before the fork's wait makes CANN capture it: from here no
         // launch of ours lands on it.
         join_capture(side, || Ok(()))?;
+        // The branch and its clock together, before anything can fail: a
+        // failed fork leaves a joined (unusable) branch, never a branch
+        // without a clock. The stream stays marked until the capture ends.
         self.branches.push(Side {
             stream: side.clone(),
-            joined: false,
+            joined: true,
         });
         let index = self.branches.len();
-        // Until the fork is captured, a failure leaves the branch joined (no
-        // use of it) but the stream marked, cleared when the capture ends.
-        self.branches[index - 1].joined = true;
+        let forked = self.hazards.fork();
+        if forked != index {
+            return Err(Error::InvalidState(format!(
+                "branch {index} got clock {forked}: the capture's branch list is corrupt"
+            )));
+        }
         self.order(0, index)?;
         self.branches[index - 1].joined = false;
-        let forked = self.hazards.fork();
-        debug_assert_eq!(forked, index);
         Ok(Branch {
             capture: self.parts.id,
             index,

@@ -94,12 +94,16 @@ impl<'g> Capture<'g> {
         }
         stream.check_trackable()?;
         let lib = stream.context().lib();
+        let mut gate = None;
         join_capture(stream, || {
             // SAFETY: a live stream of the current context (bound by the
             // synchronize `join_capture` makes first).
             check(lib, "aclmdlRICaptureBegin", unsafe {
                 lib.aclmdlRICaptureBegin(stream.as_raw(), mode.raw())
-            })
+            })?;
+            // Counted as soon as CANN captures, in the same critical section.
+            gate = Some(ModeGate::enter(mode, stream.context()));
+            Ok(())
         })?;
         Ok(Capture {
             stream: stream.clone(),
@@ -108,7 +112,7 @@ impl<'g> Capture<'g> {
             hazards: Hazards::new(),
             ended: false,
             stuck: false,
-            gate: Some(ModeGate::enter(mode, stream.context())),
+            gate,
             _borrows: PhantomData,
         })
     }

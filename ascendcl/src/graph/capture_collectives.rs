@@ -55,10 +55,18 @@ impl<'g> Capture<'g> {
             hazard_key(s.resolve(owned).1),
             hazard_key(r.resolve(owned).1),
         );
+        // The communicator is a use too: two collectives on one communicator
+        // on unordered branches could pair up differently on each rank and
+        // share HCCL's buffers, so they must be ordered like two writes.
+        let comm_key = std::ptr::from_ref(comm) as usize;
         let uses = if send.index == recv.index {
-            vec![(recv_key, Access::Write)]
+            vec![(recv_key, Access::Write), (comm_key, Access::Write)]
         } else {
-            vec![(send_key, Access::Read), (recv_key, Access::Write)]
+            vec![
+                (send_key, Access::Read),
+                (recv_key, Access::Write),
+                (comm_key, Access::Write),
+            ]
         };
         self.hazards.check(on, &uses)?;
         let stream = self.stream_of(on).clone();

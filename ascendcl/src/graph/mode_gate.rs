@@ -18,7 +18,11 @@
 //! ([`with_thread_mode`](super::with_thread_mode)), so it applies the same
 //! rule first, with a typed error and no FFI call. A capture begun outside
 //! this crate (raw FFI) is not seen, nor a thread's mode changed with raw
-//! `aclmdlRICaptureThreadExchangeMode`: CANN's own check then decides.
+//! `aclmdlRICaptureThreadExchangeMode`: CANN's own check then decides. A
+//! synchronous copy in another thread that passed this check just before a
+//! GLOBAL capture began can still reach CANN inside it; CANN refuses it and
+//! invalidates the capture, whose end then fails with a typed error
+//! (nothing is freed or run out of order).
 
 use std::cell::Cell;
 use std::marker::PhantomData;
