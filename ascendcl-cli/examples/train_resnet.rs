@@ -153,7 +153,7 @@ fn run(save: Option<PathBuf>, record: Option<PathBuf>, graph: bool) -> ascendcl:
     }
     println!("final logits of sample 0: {:?}", &logits[..C]);
     drop(outputs);
-    drop(net); // the trailing frees of the persistent tensors
+    drop((net, consts)); // the trailing frees of the persistent tensors
     if let Some(path) = record {
         let requests = alloc.take_recording();
         let trace = ascendcl_cli::alloc_trace::recorded::from_requests(
