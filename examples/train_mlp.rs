@@ -28,7 +28,7 @@ use std::process::ExitCode;
 
 use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::prelude::*;
-use ascendcl_examples::mlp::graph_step::{CapturedStep, StepBuffers};
+use ascendcl_examples::mlp::graph_step::{self, StepBuffers};
 use ascendcl_examples::mlp::reference::{self, Reference};
 use ascendcl_examples::mlp::trainer::Trainer;
 use ascendcl_examples::mlp::{BATCH, D, EPOCHS, N, Task};
@@ -152,7 +152,7 @@ fn run(graph: bool) -> ascendcl::Result<bool> {
                     // Eager: it starts the momentum and warms the allocator up.
                     losses.push(eager_step(&mut model, steps.next().unwrap_or(0))?);
                 }
-                let mut captured = CapturedStep::capture(&tr, &mut model, bufs)?;
+                let mut captured = graph_step::capture(&tr, &mut model, bufs)?;
                 for k_step in steps {
                     let rows = (k_step - first) * BATCH..(k_step - first + 1) * BATCH;
                     losses.push(captured.step(

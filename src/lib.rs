@@ -12,6 +12,7 @@
 //! binary of the `ascendcl-cli` crate (`cargo install --path ascendcl-cli`, or
 //! `cargo run -p ascendcl-cli -- --help` here).
 
+pub mod captured_step;
 pub mod gpt;
 pub mod mlp;
 pub mod resnet;

@@ -3,7 +3,7 @@
 
 use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::prelude::*;
-use ascendcl_examples::mlp::graph_step::{CapturedStep, StepBuffers};
+use ascendcl_examples::mlp::graph_step::{self, StepBuffers};
 use ascendcl_examples::mlp::trainer::{Model, Trainer, parameters_to_host};
 use ascendcl_examples::mlp::{BATCH, D, N, Task};
 
@@ -56,7 +56,7 @@ fn train(
     while k_step < steps {
         let epoch_end = (k_step / STEPS_PER_EPOCH + 1) * STEPS_PER_EPOCH;
         if graph {
-            let mut captured = CapturedStep::capture(&tr, &mut model, &mut bufs)?;
+            let mut captured = graph_step::capture(&tr, &mut model, &mut bufs)?;
             for k in k_step..epoch_end.min(steps) {
                 let (x, labels) = batch(&task, k);
                 losses.push(captured.step(&stream, x, labels)?);

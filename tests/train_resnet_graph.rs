@@ -4,7 +4,7 @@
 
 use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::prelude::*;
-use ascendcl_examples::resnet::graph_step::CapturedStep;
+use ascendcl_examples::resnet::graph_step;
 use ascendcl_examples::resnet::trainer::{Act, LossConsts, Net, Tr};
 use ascendcl_examples::resnet::{BATCH, IMAGE, N, Task, pass};
 
@@ -74,7 +74,7 @@ fn train(rt: &Runtime, graph: bool, steps: usize) -> ascendcl::Result<(Vec<u32>,
     let mut consts = LossConsts::new(&tr)?;
     let mut losses = vec![eager_step(&tr, &task, &mut net, &consts, 0)?];
     if graph {
-        let mut captured = CapturedStep::capture(&tr, &mut net, &mut consts)?;
+        let mut captured = graph_step::capture(&tr, &mut net, &mut consts)?;
         for k in 1..steps {
             let (x, labels) = batch(&task, k);
             captured.submit(&stream, x, labels)?;

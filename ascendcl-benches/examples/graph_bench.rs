@@ -12,10 +12,10 @@
 //!
 //! Models: `train_mlp`'s step (forward, loss, backward, SGD with momentum,
 //! the batch's upload), eager as `mlp::trainer::Trainer`, captured as
-//! `mlp::graph_step::CapturedStep`; `train_resnet`'s step (a stem and two
+//! `mlp::graph_step::capture`; `train_resnet`'s step (a stem and two
 //! residual blocks with batch norms, their backward, SGD on 16 tensors),
 //! eager as `resnet::pass::submit_step`, captured as
-//! `resnet::graph_step::CapturedStep`. Both eager sides upload the batch
+//! `resnet::graph_step::capture`. Both eager sides upload the batch
 //! through pinned staging buffers with async copies, as `train_mlp` does.
 //! The first step of every side is eager (the momentum starts, the
 //! allocators warm up), as in the examples' `--graph` mode.
@@ -197,7 +197,7 @@ fn mlp_row(
     let mut graph = GraphMlp {
         stream: &gs,
         task: &task,
-        step: mlp::graph_step::CapturedStep::capture(&gtr, &mut graph_side.model, &mut bufs)?,
+        step: mlp::graph_step::capture(&gtr, &mut graph_side.model, &mut bufs)?,
     };
     let (e, g) = interleave(counter, rounds, chunk, 1, &mut eager, &mut graph)?;
     Ok(json_line("train_mlp", rounds * chunk, &e, &g))
@@ -293,11 +293,7 @@ fn resnet_row(
         stream: &gs,
         alloc: &ga,
     };
-    let step = resnet::graph_step::CapturedStep::capture(
-        &gtr,
-        &mut graph_side.net,
-        &mut graph_side.consts,
-    )?;
+    let step = resnet::graph_step::capture(&gtr, &mut graph_side.net, &mut graph_side.consts)?;
     let mut graph = GraphResnet {
         stream: &gs,
         task: &task,

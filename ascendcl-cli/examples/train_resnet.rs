@@ -118,7 +118,7 @@ fn run(save: Option<PathBuf>, record: Option<PathBuf>, graph: bool) -> ascendcl:
         report(k, pass::step(&tr, &mut net, &consts, x, &labels, k == 0)?);
     }
     if graph {
-        let mut captured = graph_step::CapturedStep::capture(&tr, &mut net, &mut consts)?;
+        let mut captured = graph_step::capture(&tr, &mut net, &mut consts)?;
         for k in eager_steps..total_steps {
             alloc.set_recording_step(k as u32 + 1);
             let (x, labels) = batch(k);

@@ -12,7 +12,9 @@
 //! and bound to it, instead of fresh blocks per step.
 
 use ascendcl::alloc::{Block, CachingAllocator};
-use ascendcl::graph::{Bound, Capture, CaptureMode, Graph, HostInput, HostOutput, Views};
+use ascendcl::graph::{Bound, Capture, CaptureMode, Views};
+
+pub use crate::captured_step::CapturedStep;
 use ascendcl::ops::{self, CubeMath, DType, Prepared, Reduction};
 use ascendcl::prelude::*;
 
@@ -58,16 +60,6 @@ impl StepBuffers {
     }
 }
 
-/// A captured step and the host buffers it reads and writes.
-#[derive(Debug)]
-pub struct CapturedStep<'g> {
-    /// The graph: one replay is one training step.
-    pub graph: Graph<'g>,
-    x: HostInput<f32>,
-    labels: HostInput<i64>,
-    loss: HostOutput<f32>,
-}
-
 /// One layer's bound parameters, gradients and momentum.
 #[derive(Clone, Copy)]
 struct BoundLayer {
@@ -102,190 +94,160 @@ fn linear<'v>(
     )
 }
 
-impl<'g> CapturedStep<'g> {
-    /// Captures one training step on `tr.stream` (which must not be a
-    /// default stream). `model` and `bufs` are bound to the graph until it
-    /// is dropped; workspaces come from `tr.alloc` (warm it up with an eager
-    /// step first, so the capture takes them from its cache).
-    pub fn capture(
-        tr: &Trainer<'g>,
-        model: &'g mut Model,
-        bufs: &'g mut StepBuffers,
-    ) -> ascendcl::Result<CapturedStep<'g>> {
-        let ctx = tr.stream.context();
-        let mut cap = Capture::begin(tr.stream, CaptureMode::Global)?;
-        let Model {
-            layers: [l1, l2],
-            grads: [g1, g2],
-            moms: [m1, m2],
-            weight,
-            one,
-        } = model;
-        let (l1, l2) = (bind_layer(&mut cap, l1)?, bind_layer(&mut cap, l2)?);
-        let (g1, g2) = (bind_layer(&mut cap, g1)?, bind_layer(&mut cap, g2)?);
-        let (m1, m2) = (bind_layer(&mut cap, m1)?, bind_layer(&mut cap, m2)?);
-        let (weight, one) = (cap.bind(weight)?, cap.bind(one)?);
-        let StepBuffers {
-            x,
-            labels,
-            pre,
-            hidden,
-            logits,
-            logp,
-            loss,
-            total,
-            g_logp,
-            g_logits,
-            g_hidden,
-            g_pre,
-        } = bufs;
-        let (x, labels) = (cap.bind(x)?, cap.bind(labels)?);
-        let (pre, hidden, logits, logp) = (
-            cap.bind(pre)?,
-            cap.bind(hidden)?,
-            cap.bind(logits)?,
-            cap.bind(logp)?,
-        );
-        let (loss, total) = (cap.bind(loss)?, cap.bind(total)?);
-        let (g_logp, g_logits, g_hidden, g_pre) = (
-            cap.bind(g_logp)?,
-            cap.bind(g_logits)?,
-            cap.bind(g_hidden)?,
-            cap.bind(g_pre)?,
-        );
-        let x_in = cap.host_input(HostBuffer::<f32>::zeroed(ctx, BATCH * D)?);
-        let labels_in = cap.host_input(HostBuffer::<i64>::zeroed(ctx, BATCH)?);
-        let loss_out = cap.host_output(HostBuffer::<f32>::zeroed(ctx, 1)?);
-        cap.upload(&x_in, x)?;
-        cap.upload(&labels_in, labels)?;
+/// Captures one training step on `tr.stream` (which must not be a
+/// default stream). `model` and `bufs` are bound to the graph until it
+/// is dropped; workspaces come from `tr.alloc` (warm it up with an eager
+/// step first, so the capture takes them from its cache).
+pub fn capture<'g>(
+    tr: &Trainer<'g>,
+    model: &'g mut Model,
+    bufs: &'g mut StepBuffers,
+) -> ascendcl::Result<CapturedStep<'g>> {
+    let ctx = tr.stream.context();
+    let mut cap = Capture::begin(tr.stream, CaptureMode::Global)?;
+    let Model {
+        layers: [l1, l2],
+        grads: [g1, g2],
+        moms: [m1, m2],
+        weight,
+        one,
+    } = model;
+    let (l1, l2) = (bind_layer(&mut cap, l1)?, bind_layer(&mut cap, l2)?);
+    let (g1, g2) = (bind_layer(&mut cap, g1)?, bind_layer(&mut cap, g2)?);
+    let (m1, m2) = (bind_layer(&mut cap, m1)?, bind_layer(&mut cap, m2)?);
+    let (weight, one) = (cap.bind(weight)?, cap.bind(one)?);
+    let StepBuffers {
+        x,
+        labels,
+        pre,
+        hidden,
+        logits,
+        logp,
+        loss,
+        total,
+        g_logp,
+        g_logits,
+        g_hidden,
+        g_pre,
+    } = bufs;
+    let (x, labels) = (cap.bind(x)?, cap.bind(labels)?);
+    let (pre, hidden, logits, logp) = (
+        cap.bind(pre)?,
+        cap.bind(hidden)?,
+        cap.bind(logits)?,
+        cap.bind(logp)?,
+    );
+    let (loss, total) = (cap.bind(loss)?, cap.bind(total)?);
+    let (g_logp, g_logits, g_hidden, g_pre) = (
+        cap.bind(g_logp)?,
+        cap.bind(g_logits)?,
+        cap.bind(g_hidden)?,
+        cap.bind(g_pre)?,
+    );
+    let x_in = cap.host_input(HostBuffer::<f32>::zeroed(ctx, BATCH * D)?);
+    let labels_in = cap.host_input(HostBuffer::<i64>::zeroed(ctx, BATCH)?);
+    let loss_out = cap.host_output(HostBuffer::<f32>::zeroed(ctx, 1)?);
+    cap.upload(&x_in, x)?;
+    cap.upload(&labels_in, labels)?;
 
-        let alloc: &'g CachingAllocator = tr.alloc;
-        let mut op = |build: &dyn for<'v> Fn(&'v Views<'v>) -> ascendcl::Result<Prepared<'v>>| {
-            cap.launch(build, alloc)
-        };
-        // Forward, as Trainer::forward.
-        op(&|v| linear(v, x, l1, D, H, pre))?;
-        op(&|v| ops::relu(&v.view(pre, &[BATCH, H])?, v.view_mut(hidden, &[BATCH, H])?))?;
-        op(&|v| linear(v, hidden, l2, H, C, logits))?;
-        // Loss and backward, as Trainer::gradients.
-        op(&|v| {
-            ops::log_softmax(
-                &v.view(logits, &[BATCH, C])?,
-                1,
-                v.view_mut(logp, &[BATCH, C])?,
-            )
-        })?;
-        op(&|v| {
-            ops::nll_loss(
-                &v.view(logp, &[BATCH, C])?,
-                &v.view(labels, &[BATCH])?,
-                &v.view(weight, &[C])?,
-                Reduction::Mean,
-                -100,
-                v.view_mut(loss, &[])?,
-                v.view_mut(total, &[])?,
-            )
-        })?;
-        op(&|v| {
-            ops::nll_loss_backward(
-                &v.view(one, &[])?,
-                &v.view(logp, &[BATCH, C])?,
-                &v.view(labels, &[BATCH])?,
-                &v.view(weight, &[C])?,
-                Reduction::Mean,
-                -100,
-                &v.view(total, &[])?,
-                v.view_mut(g_logp, &[BATCH, C])?,
-            )
-        })?;
-        op(&|v| {
-            ops::log_softmax_backward(
-                &v.view(g_logp, &[BATCH, C])?,
-                &v.view(logp, &[BATCH, C])?,
-                1,
-                v.view_mut(g_logits, &[BATCH, C])?,
-            )
-        })?;
-        op(&|v| {
-            ops::mm(
-                &v.view(g_logits, &[BATCH, C])?.t()?,
-                &v.view(hidden, &[BATCH, H])?,
-                v.view_mut(g2.w, &[C, H])?,
-                CubeMath::KeepDtype,
-            )
-        })?;
-        op(&|v| {
-            let gl = v.view(g_logits, &[BATCH, C])?;
-            ops::reduce_sum(&gl, &[0], false, DType::F32, v.view_mut(g2.b, &[C])?)
-        })?;
-        op(&|v| {
-            ops::mm(
-                &v.view(g_logits, &[BATCH, C])?,
-                &v.view(l2.w, &[C, H])?,
-                v.view_mut(g_hidden, &[BATCH, H])?,
-                CubeMath::KeepDtype,
-            )
-        })?;
-        op(&|v| {
-            ops::threshold_backward(
-                &v.view(g_hidden, &[BATCH, H])?,
-                &v.view(hidden, &[BATCH, H])?,
-                0.0f32,
-                v.view_mut(g_pre, &[BATCH, H])?,
-            )
-        })?;
-        op(&|v| {
-            ops::mm(
-                &v.view(g_pre, &[BATCH, H])?.t()?,
-                &v.view(x, &[BATCH, D])?,
-                v.view_mut(g1.w, &[H, D])?,
-                CubeMath::KeepDtype,
-            )
-        })?;
-        op(&|v| {
-            let gp = v.view(g_pre, &[BATCH, H])?;
-            ops::reduce_sum(&gp, &[0], false, DType::F32, v.view_mut(g1.b, &[H])?)
-        })?;
-        // SGD with momentum, as Trainer::sgd_step after the first step.
-        for (p, g, m, n) in [
-            (l1.w, g1.w, m1.w, H * D),
-            (l1.b, g1.b, m1.b, H),
-            (l2.w, g2.w, m2.w, C * H),
-            (l2.b, g2.b, m2.b, C),
-        ] {
-            op(&|v| ops::inplace_muls(v.view_mut(m, &[n])?, MOMENTUM))?;
-            op(&|v| ops::inplace_add(v.view_mut(m, &[n])?, &v.view(g, &[n])?, 1.0f32))?;
-            op(&|v| ops::inplace_add(v.view_mut(p, &[n])?, &v.view(m, &[n])?, -LR))?;
-        }
-        cap.download(loss, &loss_out)?;
-        Ok(CapturedStep {
-            graph: cap.end()?,
-            x: x_in,
-            labels: labels_in,
-            loss: loss_out,
-        })
+    let alloc: &'g CachingAllocator = tr.alloc;
+    let mut op = |build: &dyn for<'v> Fn(&'v Views<'v>) -> ascendcl::Result<Prepared<'v>>| {
+        cap.launch(build, alloc)
+    };
+    // Forward, as Trainer::forward.
+    op(&|v| linear(v, x, l1, D, H, pre))?;
+    op(&|v| ops::relu(&v.view(pre, &[BATCH, H])?, v.view_mut(hidden, &[BATCH, H])?))?;
+    op(&|v| linear(v, hidden, l2, H, C, logits))?;
+    // Loss and backward, as Trainer::gradients.
+    op(&|v| {
+        ops::log_softmax(
+            &v.view(logits, &[BATCH, C])?,
+            1,
+            v.view_mut(logp, &[BATCH, C])?,
+        )
+    })?;
+    op(&|v| {
+        ops::nll_loss(
+            &v.view(logp, &[BATCH, C])?,
+            &v.view(labels, &[BATCH])?,
+            &v.view(weight, &[C])?,
+            Reduction::Mean,
+            -100,
+            v.view_mut(loss, &[])?,
+            v.view_mut(total, &[])?,
+        )
+    })?;
+    op(&|v| {
+        ops::nll_loss_backward(
+            &v.view(one, &[])?,
+            &v.view(logp, &[BATCH, C])?,
+            &v.view(labels, &[BATCH])?,
+            &v.view(weight, &[C])?,
+            Reduction::Mean,
+            -100,
+            &v.view(total, &[])?,
+            v.view_mut(g_logp, &[BATCH, C])?,
+        )
+    })?;
+    op(&|v| {
+        ops::log_softmax_backward(
+            &v.view(g_logp, &[BATCH, C])?,
+            &v.view(logp, &[BATCH, C])?,
+            1,
+            v.view_mut(g_logits, &[BATCH, C])?,
+        )
+    })?;
+    op(&|v| {
+        ops::mm(
+            &v.view(g_logits, &[BATCH, C])?.t()?,
+            &v.view(hidden, &[BATCH, H])?,
+            v.view_mut(g2.w, &[C, H])?,
+            CubeMath::KeepDtype,
+        )
+    })?;
+    op(&|v| {
+        let gl = v.view(g_logits, &[BATCH, C])?;
+        ops::reduce_sum(&gl, &[0], false, DType::F32, v.view_mut(g2.b, &[C])?)
+    })?;
+    op(&|v| {
+        ops::mm(
+            &v.view(g_logits, &[BATCH, C])?,
+            &v.view(l2.w, &[C, H])?,
+            v.view_mut(g_hidden, &[BATCH, H])?,
+            CubeMath::KeepDtype,
+        )
+    })?;
+    op(&|v| {
+        ops::threshold_backward(
+            &v.view(g_hidden, &[BATCH, H])?,
+            &v.view(hidden, &[BATCH, H])?,
+            0.0f32,
+            v.view_mut(g_pre, &[BATCH, H])?,
+        )
+    })?;
+    op(&|v| {
+        ops::mm(
+            &v.view(g_pre, &[BATCH, H])?.t()?,
+            &v.view(x, &[BATCH, D])?,
+            v.view_mut(g1.w, &[H, D])?,
+            CubeMath::KeepDtype,
+        )
+    })?;
+    op(&|v| {
+        let gp = v.view(g_pre, &[BATCH, H])?;
+        ops::reduce_sum(&gp, &[0], false, DType::F32, v.view_mut(g1.b, &[H])?)
+    })?;
+    // SGD with momentum, as Trainer::sgd_step after the first step.
+    for (p, g, m, n) in [
+        (l1.w, g1.w, m1.w, H * D),
+        (l1.b, g1.b, m1.b, H),
+        (l2.w, g2.w, m2.w, C * H),
+        (l2.b, g2.b, m2.b, C),
+    ] {
+        op(&|v| ops::inplace_muls(v.view_mut(m, &[n])?, MOMENTUM))?;
+        op(&|v| ops::inplace_add(v.view_mut(m, &[n])?, &v.view(g, &[n])?, 1.0f32))?;
+        op(&|v| ops::inplace_add(v.view_mut(p, &[n])?, &v.view(m, &[n])?, -LR))?;
     }
-
-    /// Queues one replay of the step on `stream` for one batch: writes the
-    /// batch into the graph's pinned inputs (which waits for the replays that
-    /// still read them), then one `aclmdlRIExecuteAsync`.
-    pub fn submit(&mut self, stream: &Stream, x: &[f32], labels: &[i64]) -> ascendcl::Result<()> {
-        self.graph.host_input_mut(&self.x)?.copy_from_slice(x);
-        self.graph
-            .host_input_mut(&self.labels)?
-            .copy_from_slice(labels);
-        self.graph.launch(stream)?.detach();
-        Ok(())
-    }
-
-    /// The loss of the last replay (waits for it).
-    pub fn loss(&self) -> ascendcl::Result<f32> {
-        Ok(self.graph.host_output(&self.loss)?[0])
-    }
-
-    /// [`submit`](Self::submit), then [`loss`](Self::loss).
-    pub fn step(&mut self, stream: &Stream, x: &[f32], labels: &[i64]) -> ascendcl::Result<f32> {
-        self.submit(stream, x, labels)?;
-        self.loss()
-    }
+    cap.download(loss, &loss_out)?;
+    Ok(CapturedStep::new(cap.end()?, x_in, labels_in, loss_out))
 }

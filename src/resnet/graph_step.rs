@@ -6,7 +6,9 @@
 //! upload and the loss's download are captured too, so a replay is one
 //! `aclmdlRIExecuteAsync`.
 
-use ascendcl::graph::{Bound, Capture, CaptureMode, Graph, HostInput, HostOutput};
+use ascendcl::graph::{Bound, Capture, CaptureMode};
+
+pub use crate::captured_step::CapturedStep;
 use ascendcl::ops::{self, CubeMath, DType, Reduction, Window};
 use ascendcl::prelude::*;
 
@@ -14,67 +16,34 @@ use super::graph_layers::{GAct, GNet, GTr, bind_net};
 use super::trainer::{LossConsts, Net, Tr};
 use super::{BATCH, C, IMAGE};
 
-/// A captured step and the host buffers it reads and writes.
-#[derive(Debug)]
-pub struct CapturedStep<'g> {
-    graph: Graph<'g>,
-    x: HostInput<f32>,
-    labels: HostInput<i64>,
-    loss: HostOutput<f32>,
-}
-
-impl<'g> CapturedStep<'g> {
-    /// Captures one training step on `tr.stream` (not a default stream):
-    /// `net` and `consts` are bound to the graph until it is dropped;
-    /// intermediates and workspaces come from `tr.alloc` (warm it up with an
-    /// eager step first, so the capture takes them from its cache).
-    pub fn capture(
-        tr: &Tr<'g>,
-        net: &'g mut Net,
-        consts: &'g mut LossConsts,
-    ) -> ascendcl::Result<CapturedStep<'g>> {
-        let ctx = tr.stream.context();
-        let mut cap = Capture::begin(tr.stream, CaptureMode::Global)?;
-        let net = bind_net(&mut cap, net)?;
-        let (ones, one) = (cap.bind(&mut consts.ones)?, cap.bind(&mut consts.one)?);
-        let pixels: usize = IMAGE.iter().product();
-        let x_in = cap.host_input(HostBuffer::<f32>::zeroed(ctx, BATCH * pixels)?);
-        let labels_in = cap.host_input(HostBuffer::<i64>::zeroed(ctx, BATCH)?);
-        let loss_out = cap.host_output(HostBuffer::<f32>::zeroed(ctx, 1)?);
-        let mut g = GTr {
-            cap: &mut cap,
-            alloc: tr.alloc,
-        };
-        let x = g.act(&[BATCH, IMAGE[0], IMAGE[1], IMAGE[2]])?;
-        let labels = g.cap.scratch::<i64>(tr.alloc, BATCH)?;
-        g.cap.upload(&x_in, x.b)?;
-        g.cap.upload(&labels_in, labels)?;
-        let loss = g.step(&net, x, labels, ones, one)?;
-        cap.download(loss, &loss_out)?;
-        Ok(CapturedStep {
-            graph: cap.end()?,
-            x: x_in,
-            labels: labels_in,
-            loss: loss_out,
-        })
-    }
-
-    /// Queues one replay for a batch: writes it into the graph's pinned
-    /// inputs (waiting for the replays that still read them), then one
-    /// `aclmdlRIExecuteAsync`.
-    pub fn submit(&mut self, stream: &Stream, x: &[f32], labels: &[i64]) -> ascendcl::Result<()> {
-        self.graph.host_input_mut(&self.x)?.copy_from_slice(x);
-        self.graph
-            .host_input_mut(&self.labels)?
-            .copy_from_slice(labels);
-        self.graph.launch(stream)?.detach();
-        Ok(())
-    }
-
-    /// The loss of the last replay (waits for it).
-    pub fn loss(&self) -> ascendcl::Result<f32> {
-        Ok(self.graph.host_output(&self.loss)?[0])
-    }
+/// Captures one training step on `tr.stream` (not a default stream):
+/// `net` and `consts` are bound to the graph until it is dropped;
+/// intermediates and workspaces come from `tr.alloc` (warm it up with an
+/// eager step first, so the capture takes them from its cache).
+pub fn capture<'g>(
+    tr: &Tr<'g>,
+    net: &'g mut Net,
+    consts: &'g mut LossConsts,
+) -> ascendcl::Result<CapturedStep<'g>> {
+    let ctx = tr.stream.context();
+    let mut cap = Capture::begin(tr.stream, CaptureMode::Global)?;
+    let net = bind_net(&mut cap, net)?;
+    let (ones, one) = (cap.bind(&mut consts.ones)?, cap.bind(&mut consts.one)?);
+    let pixels: usize = IMAGE.iter().product();
+    let x_in = cap.host_input(HostBuffer::<f32>::zeroed(ctx, BATCH * pixels)?);
+    let labels_in = cap.host_input(HostBuffer::<i64>::zeroed(ctx, BATCH)?);
+    let loss_out = cap.host_output(HostBuffer::<f32>::zeroed(ctx, 1)?);
+    let mut g = GTr {
+        cap: &mut cap,
+        alloc: tr.alloc,
+    };
+    let x = g.act(&[BATCH, IMAGE[0], IMAGE[1], IMAGE[2]])?;
+    let labels = g.cap.scratch::<i64>(tr.alloc, BATCH)?;
+    g.cap.upload(&x_in, x.b)?;
+    g.cap.upload(&labels_in, labels)?;
+    let loss = g.step(&net, x, labels, ones, one)?;
+    cap.download(loss, &loss_out)?;
+    Ok(CapturedStep::new(cap.end()?, x_in, labels_in, loss_out))
 }
 
 impl GTr<'_, '_> {
