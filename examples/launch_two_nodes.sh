@@ -10,7 +10,9 @@
 #
 #   [LAUNCHER=slurm] examples/launch_two_nodes.sh [PATH/TO/train_data_parallel]
 #       (LAUNCHER=slurm: Slurm's variables instead, SLURM_PROCID, SLURM_NTASKS,
-#       SLURM_LOCALID and SLURM_STEP_NODELIST=localhost, no MASTER_ADDR)
+#       SLURM_LOCALID and SLURM_STEP_NODELIST=localhost, no MASTER_ADDR;
+#       LAUNCHER=ranktable: a rank table of the 2 servers x 4 devices,
+#       RANK_TABLE_FILE, RANK_ID and RANK_SIZE, HcclCommInitClusterInfo)
 #   MISSING=K examples/launch_two_nodes.sh ...
 #       starts every rank but K, and passes only if every started rank fails
 #       within HCCL_CONNECT_TIMEOUT (default 3 s here) with rank 0 naming K
@@ -34,6 +36,22 @@ world=$((nodes * per_node))
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1] - 1)' 2>/dev/null \
     || echo $((20000 + RANDOM % 20000)))
 logs=$(mktemp -d)
+if [ "${LAUNCHER:-torchrun}" = ranktable ]; then
+    {
+        printf '{"status": "completed", "version": "1.0", "server_count": "%s", "server_list": [' "$nodes"
+        for node in $(seq 0 $((nodes - 1))); do
+            [ "$node" = 0 ] || printf ', '
+            printf '{"server_id": "10.0.0.%s", "device": [' "$node"
+            for local in $(seq 0 $((per_node - 1))); do
+                [ "$local" = 0 ] || printf ', '
+                printf '{"device_id": "%s", "device_ip": "192.168.%s.%s", "rank_id": "%s"}' \
+                    "$local" "$node" "$local" $((node * per_node + local))
+            done
+            printf ']}'
+        done
+        printf ']}\n'
+    } >"$logs/rank_table.json"
+fi
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -48,6 +66,8 @@ for node in $(seq 0 $((nodes - 1))); do
         [ "$rank" != "$missing" ] || continue
         if [ "${LAUNCHER:-torchrun}" = slurm ]; then
             vars=(SLURM_PROCID=$rank SLURM_NTASKS=$world SLURM_LOCALID=$local SLURM_STEP_NODELIST=localhost)
+        elif [ "${LAUNCHER:-torchrun}" = ranktable ]; then
+            vars=(RANK_TABLE_FILE="$logs/rank_table.json" RANK_ID=$rank RANK_SIZE=$world)
         else
             vars=(RANK=$rank WORLD_SIZE=$world LOCAL_RANK=$local MASTER_ADDR=127.0.0.1)
         fi
@@ -70,7 +90,10 @@ if [ -n "$missing" ]; then
     # Every started rank failed, rank 0 named the missing one, none is left.
     stray=$(pgrep -f -- "$exe --launcher env" || true)
     named=true
-    if [ "$missing" != 0 ]; then
+    if [ "${LAUNCHER:-torchrun}" = ranktable ]; then
+        # HCCL's own rendezvous: every rank times out in HcclCommInitClusterInfo.
+        grep -h "error" "$logs/rank-0.log" | head -n 1
+    elif [ "$missing" != 0 ]; then
         grep -h "error" "$logs/rank-0.log" | head -n 1
         grep -q "rank(s) \[$missing\] never fetched" "$logs/rank-0.log" || named=false
     else

@@ -31,8 +31,9 @@
 //! gradient is 0, by rounding noise) and against PyTorch's losses.
 //!
 //! `--launcher env` makes this process one rank of a job an outside
-//! launcher started (torchrun's or Slurm's variables, `ascendcl::hccl::join`:
-//! the root info over TCP from rank 0): it trains its shard and checks that
+//! launcher started (`ascendcl::hccl::join_from_env`: a rank table when
+//! `RANK_TABLE_FILE` is set, else torchrun's or Slurm's variables with the
+//! root info over TCP from rank 0): it trains its shard and checks that
 //! its final weights are bit-identical to rank 0's (broadcast) and its
 //! losses PyTorch's. `examples/launch_two_nodes.sh` starts 2 "nodes" × 4
 //! such ranks on the loopback interface.
@@ -331,12 +332,19 @@ fn check(mode: &str, ranks: &[RankResult], single: &RankResult, reference: &Refe
 /// `--launcher env`: one rank of a job started from outside.
 fn launched() -> ascendcl::Result<bool> {
     let (rt, backend) = ascendcl_examples::runtime()?;
-    let env = ascendcl::hccl::LaunchEnv::from_env()?;
-    let (device, comm) = ascendcl::hccl::join(&rt, &env, ascendcl::hccl::connect_timeout())?;
-    if BATCH % env.world_size as usize != 0 {
+    // A rank table when RANK_TABLE_FILE is set, else torchrun's or Slurm's variables.
+    let how = match std::env::var("RANK_TABLE_FILE") {
+        Ok(_) => "a rank table".to_string(),
+        Err(_) => format!(
+            "{:?} variables",
+            ascendcl::hccl::LaunchEnv::from_env()?.convention
+        ),
+    };
+    let (device, comm) = ascendcl::hccl::join_from_env(&rt)?;
+    if BATCH % comm.size() as usize != 0 {
         return Err(invalid(format!(
             "a world of {} ranks does not divide the batch of {BATCH}",
-            env.world_size
+            comm.size()
         )));
     }
     let result = train_rank(&device, Some(&comm), &Task::generate())?;
@@ -357,12 +365,10 @@ fn launched() -> ascendcl::Result<bool> {
         .zip(&reference.losses)
         .all(|(&ours, &theirs)| Reference::loss_matches(f64::from(ours), theirs));
     println!(
-        "rank {} of {} ({:?} variables, local rank {}, device {}, {backend}): weights bit-identical \
-         to rank 0's: {identical}; every loss PyTorch's: {losses_match}",
-        env.rank,
-        env.world_size,
-        env.convention,
-        env.local_rank,
+        "rank {} of {} ({how}, device {}, {backend}): weights bit-identical to rank 0's: \
+         {identical}; every loss PyTorch's: {losses_match}",
+        comm.rank(),
+        comm.size(),
         device.id()
     );
     Ok(identical && losses_match)

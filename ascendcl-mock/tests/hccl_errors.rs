@@ -163,8 +163,12 @@ fn init_refuses_null_pointers_bad_ranks_foreign_blobs_and_threads_without_a_devi
         assert_eq!(all(0, devs.as_mut_ptr(), comms.as_mut_ptr()), E_PARA);
         assert_eq!(all(2, std::ptr::null_mut(), comms.as_mut_ptr()), E_PTR);
         type Cluster = unsafe extern "C" fn(*const std::ffi::c_char, u32, *mut Comm) -> i32;
-        let rc = f::<Cluster>("HcclCommInitClusterInfo")(c"ranktable.json".as_ptr(), 0, &mut comm);
-        assert_eq!(rc, E_NOT_SUPPORT, "rank tables are not modelled");
+        let rc = f::<Cluster>("HcclCommInitClusterInfo")(
+            c"no-such-ranktable.json".as_ptr(),
+            0,
+            &mut comm,
+        );
+        assert_eq!(rc, E_PARA, "a rank table that cannot be read");
     }
     assert_eq!(t.s.live(Resource::HcclComm), 0);
 }

@@ -116,3 +116,83 @@ fn a_master_that_does_not_answer_is_an_error_within_the_timeout() {
         Ok(())
     });
 }
+
+/// A rank table of one server with `devices`, rank i on device i.
+fn rank_table(devices: &[u32]) -> String {
+    let d: Vec<String> = devices
+        .iter()
+        .enumerate()
+        .map(|(rank, dev)| {
+            format!(
+                r#"{{"device_id": "{dev}", "device_ip": "192.168.1.{dev}", "rank_id": "{rank}"}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"status": "completed", "version": "1.0", "server_count": "1", "server_list": [{{"server_id": "127.0.0.1", "device": [{}]}}]}}"#,
+        d.join(", ")
+    )
+}
+
+#[test]
+fn four_ranks_of_a_rank_table_join_one_communicator_through_cluster_info() {
+    common::check(|e| {
+        let path = std::env::temp_dir().join(format!(
+            "rank-table-{}-{}.json",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::write(&path, rank_table(&[0, 1, 2, 3]))
+            .map_err(|x| ascendcl::Error::InvalidState(x.to_string()))?;
+        let sums = std::thread::scope(|s| {
+            let joins: Vec<_> = (0..4u32)
+                .map(|rank| {
+                    let (rt, path) = (&e.rt, &path);
+                    s.spawn(move || -> ascendcl::Result<Vec<f32>> {
+                        let (device, comm) = ascendcl::hccl::join_rank_table(rt, path, rank)?;
+                        assert_eq!((comm.rank(), comm.size(), device.id()), (rank, 4, rank));
+                        let ctx = device.default_context();
+                        let stream = Stream::new(&ctx)?;
+                        let mut x = DeviceBuffer::from_host(&ctx, &[rank as f32; 2])?;
+                        comm.all_reduce_in_place(&mut x, ReduceOp::Max, &stream)?
+                            .wait()?;
+                        x.to_vec()
+                    })
+                })
+                .collect();
+            joins
+                .into_iter()
+                .map(|j| j.join().expect("no panic"))
+                .collect::<ascendcl::Result<Vec<_>>>()
+        });
+        let _ = std::fs::remove_file(&path);
+        assert!(sums?.iter().all(|v| v == &vec![3.0; 2]));
+        Ok(())
+    });
+}
+
+#[test]
+fn a_rank_table_with_a_device_listed_twice_is_refused_before_any_hccl_call() {
+    common::check(|e| {
+        let path = std::env::temp_dir().join(format!("rank-table-dup-{}.json", std::process::id()));
+        std::fs::write(&path, rank_table(&[0, 1, 1, 3]))
+            .map_err(|x| ascendcl::Error::InvalidState(x.to_string()))?;
+        e.session.clear_journal();
+        let error = ascendcl::hccl::join_rank_table(&e.rt, &path, 0)
+            .map(drop)
+            .expect_err("a device twice");
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            error
+                .to_string()
+                .contains("device[2]: device 1 is listed twice"),
+            "{error}"
+        );
+        assert!(
+            !e.calls().iter().any(|c| c.starts_with("Hccl")),
+            "{:?}",
+            e.calls()
+        );
+        Ok(())
+    });
+}

@@ -7,6 +7,7 @@
  */
 #include "hccl_mock.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +87,22 @@ static bool root_valid(const HcclRootInfo *info, hm_root *out)
     return memcmp(out->magic, HM_ROOT_MAGIC, sizeof(HM_ROOT_MAGIC)) == 0 && out->path[0] == '/';
 }
 
+static HcclResult init_root_waiting(aclmock_call *call, uint32_t nRanks, const HcclRootInfo *rootInfo,
+                                    uint32_t rank, HcclComm *comm, uint64_t connect_ms, uint64_t exec_ms,
+                                    bool wait_for_hub);
+
 static HcclResult init_root(aclmock_call *call, uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
                             HcclComm *comm, uint64_t connect_ms, uint64_t exec_ms)
+{
+    return init_root_waiting(call, nRanks, rootInfo, rank, comm, connect_ms, exec_ms, false);
+}
+
+/* As init_root; with `wait_for_hub`, a hub that does not listen yet is
+ * retried until the connect timeout (a rank table's rank 0 may start after
+ * the others). */
+static HcclResult init_root_waiting(aclmock_call *call, uint32_t nRanks, const HcclRootInfo *rootInfo,
+                                    uint32_t rank, HcclComm *comm, uint64_t connect_ms, uint64_t exec_ms,
+                                    bool wait_for_hub)
 {
     if (!rootInfo || !comm) {
         aclmock_fail(HCCL_E_PTR, "%s is null", rootInfo ? "comm" : "rootInfo");
@@ -111,6 +126,11 @@ static HcclResult init_root(aclmock_call *call, uint32_t nRanks, const HcclRootI
     char msg[192] = "";
     aclmock_unlock(); /* the other ranks' calls must get in while this one waits */
     int fd = join_send(&root, nRanks, rank, device);
+    uint64_t hub_deadline = hm_now_ns() + connect_ms * 1000000ULL;
+    while (fd < 0 && wait_for_hub && hm_now_ns() < hub_deadline) {
+        usleep(2000);
+        fd = join_send(&root, nRanks, rank, device);
+    }
     HcclResult rc = fd < 0 ? HCCL_E_TCP_CONNECT
                            : join_wait(fd, hm_now_ns() + (connect_ms + 2000ULL) * 1000000ULL, msg, sizeof(msg));
     aclmock_lock();
@@ -172,17 +192,73 @@ HM_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootI
     return HM_END(init_root(&call_, nRanks, rootInfo, rank, comm, connect_ms, exec_ms));
 }
 
+/* A rank table's rank count: its "rank_id" keys. The mock reads no other
+ * field (mock decision: HCCL validates the table itself, and so does the
+ * safe layer before the call; hicann/hccl docs/rank_table_config_a2.md). */
+static uint32_t rank_table_ranks(const char *text)
+{
+    uint32_t n = 0;
+    for (const char *p = text; (p = strstr(p, "\"rank_id\"")) != NULL; p += 9) {
+        n++;
+    }
+    return n;
+}
+
 HM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
 {
+    uint64_t connect_ms, exec_ms;
+    aclmock_hccl_timeouts(&connect_ms, &exec_ms);
     HM_BEGIN(HcclCommInitClusterInfo);
     aclmock_arg_str(&call_, "clusterInfo", clusterInfo);
     aclmock_arg_u64(&call_, "rank", rank);
     if (HM_FAULTED()) {
         return HM_END(fault_);
     }
-    (void)comm;
-    return HM_FAIL(HCCL_E_NOT_SUPPORT, "the mock does not model rank tables: use HcclGetRootInfo and "
-                                       "HcclCommInitRootInfo, or HcclCommInitAll");
+    if (!clusterInfo || !comm) {
+        return HM_FAIL(HCCL_E_PTR, "%s is null", clusterInfo ? "comm" : "clusterInfo");
+    }
+    FILE *f = fopen(clusterInfo, "rb");
+    if (!f) {
+        return HM_FAIL(HCCL_E_PARA, "cannot read the rank table %s", clusterInfo);
+    }
+    char *text = calloc(1, 1 << 20);
+    size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (!text) {
+        return HM_FAIL(HCCL_E_MEMORY, "out of host memory");
+    }
+    /* Every rank of the job derives the same hub from the table's bytes
+     * (FNV-1a; a mock decision: jobs with byte-identical tables at the same
+     * time would meet). The rank with rank_id 0 starts it; the others wait
+     * for it within the connect timeout. */
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++) {
+        hash = (hash ^ (unsigned char)text[i]) * 0x100000001b3ULL;
+    }
+    hash |= 1;
+    uint32_t nranks = rank_table_ranks(text);
+    free(text);
+    if (nranks == 0 || rank >= nranks) {
+        return HM_FAIL(HCCL_E_PARA, "rank %u is not a rank of the %u the table %s lists", rank, nranks, clusterInfo);
+    }
+    hm_root root;
+    if (rank == 0) {
+        HcclResult rc = hm_hub_start_at(&root, hash, connect_ms, exec_ms);
+        if (rc != HCCL_SUCCESS) {
+            return HM_FAIL(rc, "cannot start the rank table's rendezvous (socket, thread or memory)");
+        }
+    } else {
+        memset(&root, 0, sizeof(root));
+        memcpy(root.magic, HM_ROOT_MAGIC, sizeof(HM_ROOT_MAGIC));
+        root.session = hash;
+        const char *tmp = getenv("TMPDIR");
+        tmp = tmp && *tmp && strlen(tmp) < 24 ? tmp : "/tmp";
+        snprintf(root.path, sizeof(root.path), "%s/aclmock-hccl-rt-%016llx/hub", tmp, (unsigned long long)hash);
+    }
+    HcclRootInfo info;
+    memset(&info, 0, sizeof(info));
+    memcpy(info.internal, &root, sizeof(root));
+    return HM_END(init_root_waiting(&call_, nranks, &info, rank, comm, connect_ms, exec_ms, rank != 0));
 }
 
 /* "devices": the ids as "[0,1]" (null as null, "?" for more than 4096),

@@ -11,6 +11,7 @@
 #include "hub.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -380,9 +381,21 @@ static void reap_locked(bool all)
     }
 }
 
-/* At exit: no socket file or directory is left behind. */
+/* At exit: a hub whose world is still running (ranks of other processes
+ * finishing their last collective) is given until every rank has left, at
+ * most the execution timeout or 5 s, before the process takes it down (a mock
+ * decision: on a card a rank's exit does not break transfers the others
+ * still complete, while here the root's process carries the relay). Then
+ * no socket file or directory is left behind. */
 static void remove_sockets_at_exit(void)
 {
+    for (hub *h = hubs; h; h = h->next) {
+        uint64_t wait_ms = h->exec_ms && h->exec_ms < 5000 ? h->exec_ms : 5000;
+        uint64_t deadline = hm_now_ns() + wait_ms * 1000000ULL;
+        while (!h->done && h->ready && !h->broken && hm_now_ns() < deadline) {
+            usleep(2000);
+        }
+    }
     for (hub *h = hubs; h; h = h->next) {
         if (!h->done) {
             unlink(h->path);
@@ -400,18 +413,36 @@ void hm_hub_stop_all(void)
 
 HcclResult hm_hub_start(hm_root *root, uint64_t connect_ms, uint64_t exec_ms)
 {
+    return hm_hub_start_at(root, 0, connect_ms, exec_ms);
+}
+
+HcclResult hm_hub_start_at(hm_root *root, uint64_t fixed, uint64_t connect_ms, uint64_t exec_ms)
+{
     hub *h = calloc(1, sizeof(*h));
     if (!h) {
         return HCCL_E_MEMORY;
     }
     h->lfd = h->wake[0] = h->wake[1] = -1;
     const char *tmp = getenv("TMPDIR");
-    snprintf(h->dir, sizeof(h->dir), "%s/aclmock-hccl-XXXXXX", tmp && *tmp && strlen(tmp) < 24 ? tmp : "/tmp");
-    if (!mkdtemp(h->dir)) {
-        free(h);
-        return HCCL_E_SYSCALL;
+    tmp = tmp && *tmp && strlen(tmp) < 24 ? tmp : "/tmp";
+    if (fixed) {
+        /* a rank table's hub: a directory every rank can name */
+        snprintf(h->dir, sizeof(h->dir), "%s/aclmock-hccl-rt-%016llx", tmp, (unsigned long long)fixed);
+        if (mkdir(h->dir, 0700) != 0 && errno != EEXIST) {
+            free(h);
+            return HCCL_E_SYSCALL;
+        }
+    } else {
+        snprintf(h->dir, sizeof(h->dir), "%s/aclmock-hccl-XXXXXX", tmp);
+        if (!mkdtemp(h->dir)) {
+            free(h);
+            return HCCL_E_SYSCALL;
+        }
     }
     snprintf(h->path, sizeof(h->path), "%s/hub", h->dir);
+    if (fixed) {
+        unlink(h->path); /* a stale socket of an earlier run */
+    }
     struct sockaddr_un a;
     memset(&a, 0, sizeof(a));
     a.sun_family = AF_UNIX;
@@ -427,7 +458,9 @@ HcclResult hm_hub_start(hm_root *root, uint64_t connect_ms, uint64_t exec_ms)
         free(h);
         return HCCL_E_SYSCALL;
     }
-    if (getrandom(&h->session, sizeof(h->session), 0) != (ssize_t)sizeof(h->session)) {
+    if (fixed) {
+        h->session = fixed;
+    } else if (getrandom(&h->session, sizeof(h->session), 0) != (ssize_t)sizeof(h->session)) {
         h->session = hm_now_ns() ^ ((uint64_t)getpid() << 32);
     }
     h->connect_ms = connect_ms;

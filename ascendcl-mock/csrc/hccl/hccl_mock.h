@@ -147,6 +147,9 @@ void hm_tune(int fd); /* socket buffer sizes */
 
 /* Starts a hub; fills *root. HCCL_SUCCESS or an error. */
 HcclResult hm_hub_start(hm_root *root, uint64_t connect_ms, uint64_t exec_ms);
+/* As hm_hub_start, with `fixed` (non-zero) as the session and the name of
+ * the hub's directory, so that ranks that know it can find it (rank tables). */
+HcclResult hm_hub_start_at(hm_root *root, uint64_t fixed, uint64_t connect_ms, uint64_t exec_ms);
 /* Stops every hub of this process and wakes every blocked rank (reset hook). */
 void hm_hub_stop_all(void);
 

@@ -201,7 +201,7 @@ impl Communicator {
     }
 
     /// Takes ownership of a comm HCCL created, checking its rank and size.
-    fn adopt(
+    pub(crate) fn adopt(
         hccl: &'static Hccl,
         raw: HcclComm,
         device: Device,

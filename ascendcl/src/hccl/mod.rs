@@ -57,9 +57,11 @@
 mod collectives;
 mod communicator;
 mod element;
+mod json;
 mod launch;
 mod launch_env;
 mod pending;
+mod rank_table;
 mod rendezvous;
 mod root_info;
 pub(crate) mod support;
@@ -76,6 +78,7 @@ pub use launch_env::{
     Convention, DEFAULT_MASTER_PORT, LaunchEnv, first_slurm_host, local_device, visible_devices,
 };
 pub use pending::CollectivePending;
+pub use rank_table::{RankTable, RankTableDevice, join_from_env, join_rank_table};
 pub use rendezvous::{connect_timeout, join};
 pub use root_info::RootInfo;
 pub use support::supports_reduction;
