@@ -84,7 +84,8 @@ static bool root_valid(const HcclRootInfo *info, hm_root *out)
 {
     memcpy(out, info->internal, sizeof(*out));
     out->path[sizeof(out->path) - 1] = '\0';
-    return memcmp(out->magic, HM_ROOT_MAGIC, sizeof(HM_ROOT_MAGIC)) == 0 && out->path[0] == '/';
+    return memcmp(out->magic, HM_ROOT_MAGIC, sizeof(HM_ROOT_MAGIC)) == 0 &&
+           (out->path[0] == '/' || strncmp(out->path, "tcp:", 4) == 0);
 }
 
 static HcclResult init_root_waiting(aclmock_call *call, uint32_t nRanks, const HcclRootInfo *rootInfo,

@@ -9,6 +9,8 @@
  * joined rank has disconnected, when nobody joins in time, or at reset.
  */
 #include "hub.h"
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -344,8 +346,10 @@ static void *hub_main(void *arg)
     }
     close(h->lfd);
     h->lfd = -1;
-    unlink(h->path);
-    rmdir(h->dir);
+    if (h->path[0] == '/') {
+        unlink(h->path);
+        rmdir(h->dir);
+    }
     h->done = true;
     return NULL;
 }
@@ -397,7 +401,7 @@ static void remove_sockets_at_exit(void)
         }
     }
     for (hub *h = hubs; h; h = h->next) {
-        if (!h->done) {
+        if (!h->done && h->path[0] == '/') {
             unlink(h->path);
             rmdir(h->dir);
         }
@@ -409,6 +413,36 @@ void hm_hub_stop_all(void)
     pthread_mutex_lock(&hubs_lock);
     reap_locked(true);
     pthread_mutex_unlock(&hubs_lock);
+}
+
+static HcclResult hub_launch(hub *h, hm_root *root, uint64_t fixed, uint64_t connect_ms, uint64_t exec_ms);
+
+/* ASCENDCL_MOCK_HCCL_TRANSPORT=tcp: the hub listens on TCP, on
+ * ASCENDCL_MOCK_HCCL_HOST (an IPv4 address, default 127.0.0.1) at a port
+ * the kernel picks, and is named "tcp:HOST:PORT" in the root info, so
+ * ranks of other machines (or of other network namespaces) can reach it. */
+static bool hub_listen_tcp(hub *h)
+{
+    const char *host = getenv("ASCENDCL_MOCK_HCCL_HOST");
+    host = host && *host && strlen(host) < 40 ? host : "127.0.0.1";
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        return false;
+    }
+    h->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    socklen_t len = sizeof(a);
+    if (h->lfd < 0 || bind(h->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(h->lfd, 128) != 0 ||
+        getsockname(h->lfd, (struct sockaddr *)&a, &len) != 0) {
+        if (h->lfd >= 0) {
+            close(h->lfd);
+        }
+        return false;
+    }
+    h->dir[0] = '\0';
+    snprintf(h->path, sizeof(h->path), "tcp:%s:%u", host, (unsigned)ntohs(a.sin_port));
+    return true;
 }
 
 HcclResult hm_hub_start(hm_root *root, uint64_t connect_ms, uint64_t exec_ms)
@@ -423,6 +457,14 @@ HcclResult hm_hub_start_at(hm_root *root, uint64_t fixed, uint64_t connect_ms, u
         return HCCL_E_MEMORY;
     }
     h->lfd = h->wake[0] = h->wake[1] = -1;
+    const char *transport = getenv("ASCENDCL_MOCK_HCCL_TRANSPORT");
+    if (!fixed && transport && strcmp(transport, "tcp") == 0) {
+        if (!hub_listen_tcp(h)) {
+            free(h);
+            return HCCL_E_SYSCALL;
+        }
+        return hub_launch(h, root, 0, connect_ms, exec_ms);
+    }
     const char *tmp = getenv("TMPDIR");
     tmp = tmp && *tmp && strlen(tmp) < 24 ? tmp : "/tmp";
     if (fixed) {
@@ -448,13 +490,28 @@ HcclResult hm_hub_start_at(hm_root *root, uint64_t fixed, uint64_t connect_ms, u
     a.sun_family = AF_UNIX;
     snprintf(a.sun_path, sizeof(a.sun_path), "%s", h->path);
     h->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (h->lfd < 0 || bind(h->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(h->lfd, 128) != 0 ||
-        pipe2(h->wake, O_CLOEXEC) != 0) {
+    if (h->lfd < 0 || bind(h->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(h->lfd, 128) != 0) {
         if (h->lfd >= 0) {
             close(h->lfd);
         }
         unlink(h->path);
         rmdir(h->dir);
+        free(h);
+        return HCCL_E_SYSCALL;
+    }
+    return hub_launch(h, root, fixed, connect_ms, exec_ms);
+}
+
+/* The hub listening (lfd) and named (path): its session, thread, and the
+ * root info naming it. */
+static HcclResult hub_launch(hub *h, hm_root *root, uint64_t fixed, uint64_t connect_ms, uint64_t exec_ms)
+{
+    if (pipe2(h->wake, O_CLOEXEC) != 0) {
+        close(h->lfd);
+        if (h->path[0] == '/') {
+            unlink(h->path);
+            rmdir(h->dir);
+        }
         free(h);
         return HCCL_E_SYSCALL;
     }

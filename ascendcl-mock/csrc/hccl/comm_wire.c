@@ -3,6 +3,9 @@
  * stream socket: whole writes, reads bounded by a deadline.
  */
 #include "hccl_mock.h"
+#include <netinet/tcp.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -140,10 +143,49 @@ void hm_tune(int fd)
     int sz = 4 << 20;
     (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+    /* TCP transport: no Nagle delay on the small control messages (a no-op
+     * error on Unix sockets) */
+    int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* "tcp:HOST:PORT" (the hub of ASCENDCL_MOCK_HCCL_TRANSPORT=tcp): a TCP
+ * connection to it, or -1. */
+static int connect_tcp(const char *where)
+{
+    char host[64];
+    const char *colon = strrchr(where, ':');
+    if (!colon || (size_t)(colon - where) >= sizeof(host)) {
+        return -1;
+    }
+    memcpy(host, where, (size_t)(colon - where));
+    host[colon - where] = '\0';
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)atoi(colon + 1));
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        return -1;
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    hm_tune(fd);
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 int hm_connect(const char *path)
 {
+    if (strncmp(path, "tcp:", 4) == 0) {
+        return connect_tcp(path + 4);
+    }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         return -1;
