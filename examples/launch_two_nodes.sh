@@ -18,16 +18,40 @@
 #       within HCCL_CONNECT_TIMEOUT (default 3 s here) with rank 0 naming K
 #       (K = 0: the others say rank 0 did not answer), and no rank process
 #       is left running
+# Every run also checks that the mock's HCCL hubs left no socket behind (the
+# ranks' TMPDIR is the script's own).
 #       (default: target/debug/examples/train_data_parallel; build it with
 #       `cargo build --example train_data_parallel`)
 #
-# With torch installed, the same job under torchrun on one machine:
-#   torchrun --nnodes 2 --nproc-per-node 4 --node-rank 0 --master-addr 127.0.0.1 \
-#       --master-port 29500 --no-python target/debug/examples/train_data_parallel --launcher env &
-#   torchrun ... --node-rank 1 ...
+#   LAUNCHER=torchrun-real examples/launch_two_nodes.sh ...
+#       the same job under real torchrun (with torch installed): two
+#       `torchrun --nnodes 2 --nproc-per-node 4 --node-rank N --no-python`,
+#       one per "node"; skipped (exit 0, saying so) without torchrun
 set -euo pipefail
 exe=${1:-target/debug/examples/train_data_parallel}
 [ -x "$exe" ] || { echo "error: $exe is not built (cargo build --example train_data_parallel)" >&2; exit 2; }
+if [ "${LAUNCHER:-}" = torchrun-real ]; then
+    command -v torchrun >/dev/null || { echo "SKIP: torchrun is not installed (pip install torch)"; exit 0; }
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1] - 1)')
+    logs=$(mktemp -d)
+    trap 'rm -rf "$logs"' EXIT
+    pids=()
+    for node in 0 1; do
+        torchrun --nnodes 2 --nproc-per-node 4 --node-rank "$node" --master-addr 127.0.0.1 \
+            --master-port "$port" --no-python "$exe" --launcher env >"$logs/node-$node.log" 2>&1 &
+        pids+=($!)
+    done
+    status=0
+    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    passed=$(cat "$logs"/node-*.log | grep -c "bit-identical to rank 0's: true; every loss PyTorch's: true" || true)
+    if [ "$status" = 0 ] && [ "$passed" = 8 ]; then
+        echo "PASS: 8 ranks under torchrun --nnodes 2 --nproc-per-node 4"
+        exit 0
+    fi
+    echo "FAIL: torchrun: $passed of 8 ranks passed"
+    tail -n 5 "$logs"/node-*.log
+    exit 1
+fi
 nodes=2
 per_node=4
 world=$((nodes * per_node))
@@ -36,6 +60,10 @@ world=$((nodes * per_node))
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1] - 1)' 2>/dev/null \
     || echo $((20000 + RANDOM % 20000)))
 logs=$(mktemp -d)
+# The ranks' TMPDIR, where the mock's HCCL hub keeps its socket: checked
+# empty at the end (no socket left behind).
+hubs="$logs/t"
+mkdir -p "$hubs"
 if [ "${LAUNCHER:-torchrun}" = ranktable ]; then
     {
         printf '{"status": "completed", "version": "1.0", "server_count": "%s", "server_list": [' "$nodes"
@@ -71,7 +99,7 @@ for node in $(seq 0 $((nodes - 1))); do
         else
             vars=(RANK=$rank WORLD_SIZE=$world LOCAL_RANK=$local MASTER_ADDR=127.0.0.1)
         fi
-        env "${vars[@]}" MASTER_PORT=$port HCCL_CONNECT_TIMEOUT="${HCCL_CONNECT_TIMEOUT:-60}" \
+        env "${vars[@]}" MASTER_PORT=$port HCCL_CONNECT_TIMEOUT="${HCCL_CONNECT_TIMEOUT:-60}" TMPDIR="$hubs" \
             "$exe" --launcher env >"$logs/rank-$rank.log" 2>&1 &
         pids+=($!)
     done
@@ -99,16 +127,21 @@ if [ -n "$missing" ]; then
     else
         grep -h "error" "$logs/rank-1.log" | head -n 1
     fi
-    if [ "$failed" -eq "${#ranks[@]}" ] && $named && [ -z "$stray" ]; then
+    left=$(ls -A "$hubs")
+    if [ "$failed" -eq "${#ranks[@]}" ] && $named && [ -z "$stray" ] && [ -z "$left" ]; then
         echo "PASS: rank $missing never started; all ${#ranks[@]} others failed within the timeout and said why"
         exit 0
     fi
-    echo "FAIL: $failed of ${#ranks[@]} started ranks failed; stray processes: ${stray:-none}"
+    echo "FAIL: $failed of ${#ranks[@]} started ranks failed; stray processes: ${stray:-none}; left in TMPDIR: ${left:-nothing}"
     exit 1
 fi
 for rank in $(seq 0 $((world - 1))); do tail -n 1 "$logs/rank-$rank.log"; done
 if [ "$failed" -ne 0 ]; then
     echo "FAIL: $failed of $world ranks failed"
+    exit 1
+fi
+if [ -n "$(ls -A "$hubs")" ]; then
+    echo "FAIL: the ranks left sockets behind: $(ls -A "$hubs")"
     exit 1
 fi
 echo "PASS: $world ranks on $nodes nodes x $per_node, launched from ${LAUNCHER:-torchrun}'s environment variables"
