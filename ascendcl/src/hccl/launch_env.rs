@@ -79,6 +79,16 @@ pub fn first_slurm_host(list: &str) -> Option<String> {
     }
 }
 
+/// The local rank the variables give (for the per-node check).
+fn local_rank_of(convention: Convention, var: &impl Fn(&str) -> Option<String>) -> Result<u32> {
+    let (name, fallback) = match convention {
+        Convention::Torchrun => ("LOCAL_RANK", "RANK"),
+        Convention::Slurm => ("SLURM_LOCALID", "SLURM_PROCID"),
+    };
+    let value = var(name).or_else(|| var(fallback)).unwrap_or_default();
+    number(name, &value)
+}
+
 impl LaunchEnv {
     /// Reads the process's environment.
     pub fn from_env() -> Result<LaunchEnv> {
@@ -122,6 +132,26 @@ impl LaunchEnv {
                 number("SLURM_LOCALID", &local)?,
             ),
         };
+        // Ascend servers take 1, 2, 4 or 8 devices per job (HCCL's
+        // allocation rule): a launcher that says how many ranks this node
+        // runs is held to it.
+        let per_node = match convention {
+            Convention::Torchrun => var("LOCAL_WORLD_SIZE").map(|v| ("LOCAL_WORLD_SIZE", v)),
+            Convention::Slurm => var("SLURM_NTASKS_PER_NODE").map(|v| ("SLURM_NTASKS_PER_NODE", v)),
+        };
+        if let Some((name, value)) = per_node {
+            let n: u32 = number(name, &value)?;
+            if ![1, 2, 4, 8].contains(&n) {
+                return Err(Error::invalid(format!(
+                    "{name}={n}: an Ascend server takes 1, 2, 4 or 8 ranks of one job"
+                )));
+            }
+            if local_rank_of(convention, &var)? >= n {
+                return Err(Error::invalid(format!(
+                    "the local rank is not below {name}={n}"
+                )));
+            }
+        }
         if world_size == 0 || rank >= world_size {
             return Err(Error::invalid(format!(
                 "rank {rank} of a world of {world_size}: the rank must be below the world size"
@@ -269,6 +299,12 @@ mod tests {
         assert!(error(&[("RANK", "x"), ("WORLD_SIZE", "8")]).contains("RANK=\"x\""));
         let no_master = [("RANK", "0"), ("WORLD_SIZE", "2")];
         assert!(error(&no_master).contains("MASTER_ADDR"));
+        let six = [
+            ("RANK", "0"),
+            ("WORLD_SIZE", "12"),
+            ("LOCAL_WORLD_SIZE", "6"),
+        ];
+        assert!(error(&six).contains("1, 2, 4 or 8"));
     }
 
     #[test]
