@@ -1,7 +1,8 @@
 /*
  * hub.h: the rendezvous hub's state, shared by its loop (comm_hub.c) and its
  * matcher (comm_match.c). One hub per communicator world; its thread owns
- * everything here (no lock), except the atomic `stop` and `done`.
+ * everything here (no lock), except the atomic `stop`, `done`, `ready`
+ * and `broken`.
  */
 #ifndef ACLMOCK_HCCL_HUB_H
 #define ACLMOCK_HCCL_HUB_H
@@ -24,8 +25,9 @@ typedef struct hub {
     char dir[64], path[108];
     uint64_t session, connect_ms, exec_ms, created_ns, first_join_ns;
     uint32_t nranks, njoined;
-    bool ready;
-    int32_t broken; /* HcclResult, 0 while healthy */
+    /* atomic: read at process exit by another thread (comm_hub.c) */
+    _Atomic bool ready;
+    _Atomic int32_t broken; /* HcclResult, 0 while healthy */
     char broken_msg[192];
     int *pending; /* accepted connections that have not joined */
     uint32_t npending, cappending;

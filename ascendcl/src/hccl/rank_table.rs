@@ -158,7 +158,16 @@ impl RankTable {
 /// `ASCEND_RT_VISIBLE_DEVICES` (its position in the visible list). Read
 /// from the environment by [`join_from_env`].
 pub fn join_rank_table(rt: &Runtime, path: &Path, rank: u32) -> Result<(Device, Communicator)> {
-    let table = RankTable::read(path)?;
+    join_table(rt, path, &RankTable::read(path)?, rank)
+}
+
+/// [`join_rank_table`] with the table `path` holds, read already.
+fn join_table(
+    rt: &Runtime,
+    path: &Path,
+    table: &RankTable,
+    rank: u32,
+) -> Result<(Device, Communicator)> {
     let n = table.devices.len() as u32;
     let entry = table.devices.get(rank as usize).ok_or_else(|| {
         Error::invalid(format!("rank {rank} is not in the rank table ({n} ranks)"))
@@ -205,15 +214,17 @@ pub fn join_from_env(rt: &Runtime) -> Result<(Device, Communicator)> {
         .trim()
         .parse()
         .map_err(|_| Error::invalid("RANK_ID is not a non-negative integer"))?;
+    let path = Path::new(&table);
+    let parsed = RankTable::read(path)?;
     if let Ok(size) = std::env::var("RANK_SIZE") {
-        let listed = RankTable::read(&table)?.devices.len();
+        let listed = parsed.devices.len();
         if size.trim().parse::<usize>().ok() != Some(listed) {
             return Err(Error::invalid(format!(
                 "RANK_SIZE is {size} but the rank table {table} lists {listed} ranks"
             )));
         }
     }
-    join_rank_table(rt, Path::new(&table), rank)
+    join_table(rt, path, &parsed, rank)
 }
 
 #[cfg(test)]
