@@ -9,8 +9,9 @@
 //!   library is opened at run time); `src/api.rs` checks at compile time that
 //!   every function pointer it loads has exactly the declared signature.
 //!
-//! The aclnn header and the profiling header (`acl/acl_prof.h`, not included
-//! by `acl/acl.h`, as in CANN) get the same two passes each.
+//! The aclnn header, the HCCL header, the profiling header (`acl/acl_prof.h`,
+//! not included by `acl/acl.h`, as in CANN) and the DVPP operator header
+//! (`acldvppop/acldvpp.h`) get the same two passes each.
 
 use std::path::Path;
 
@@ -39,11 +40,15 @@ pub enum Pass {
     ProfTypes,
     /// Profiling function declarations (`libmsprofiler.so`).
     ProfFunctions,
+    /// DVPP operator status type and constants (`acldvppop/acldvpp.h`).
+    DvppTypes,
+    /// DVPP operator function declarations (`libacl_dvpp_op.so`).
+    DvppFunctions,
 }
 
 impl Pass {
     /// Every pass, in generation order.
-    pub const ALL: [Pass; 8] = [
+    pub const ALL: [Pass; 10] = [
         Pass::Types,
         Pass::Functions,
         Pass::AclnnTypes,
@@ -52,6 +57,8 @@ impl Pass {
         Pass::HcclFunctions,
         Pass::ProfTypes,
         Pass::ProfFunctions,
+        Pass::DvppTypes,
+        Pass::DvppFunctions,
     ];
 
     /// The file name of this pass's output.
@@ -65,6 +72,8 @@ impl Pass {
             Pass::HcclFunctions => "hccl_functions.rs",
             Pass::ProfTypes => "prof_types.rs",
             Pass::ProfFunctions => "prof_functions.rs",
+            Pass::DvppTypes => "dvpp_types.rs",
+            Pass::DvppFunctions => "dvpp_functions.rs",
         }
     }
 
@@ -76,6 +85,11 @@ impl Pass {
     fn is_prof(self) -> bool {
         matches!(self, Pass::ProfTypes | Pass::ProfFunctions)
     }
+
+    /// Whether this pass reads the DVPP operator header.
+    pub fn is_dvpp(self) -> bool {
+        matches!(self, Pass::DvppTypes | Pass::DvppFunctions)
+    }
 }
 
 /// The opaque aclnn objects and the status type, the only types the aclnn
@@ -85,9 +99,10 @@ const ACLNN_TYPES: &str = "aclOpExecutor|aclTensor|aclScalar|aclIntArray|aclFloa
 /// The constants hccl.h defines (most share the `HCCL_` prefix).
 const HCCL_CONSTANTS: &str = "HCCL_.*|COMM_NAME_MAX_LENGTH|BUFFER_NAME_MAX_LENGTH|UDI_MAX_LENGTH";
 
-/// Clang arguments to add to a hccl pass over CANN's HCCL headers, which
-/// are C++ only (file-scope `const` array bounds, `nullptr`). Our header is
-/// C and C++; the drift test checks both languages give the same bindings.
+/// Clang arguments to add to a hccl or dvpp pass over CANN's headers, which
+/// are C++ only (HCCL's file-scope `const` array bounds and `nullptr`,
+/// acldvppop's `#include <cstdint>`). Our headers are C and C++; the drift
+/// test checks both languages give the same bindings.
 pub const CXX_ARGS: [&str; 3] = ["-x", "c++", "-std=c++14"];
 
 impl Pass {
@@ -113,7 +128,8 @@ impl ParseCallbacks for ErrorCodesAreInt {
 }
 
 /// A builder for one pass: the runtime passes read `<include_dir>/acl/acl.h`,
-/// the aclnn passes `<include_dir>/aclnn/aclnn.h` (which includes the former).
+/// the aclnn passes `<include_dir>/aclnn/aclnn.h` (which includes the former),
+/// the dvpp passes `<include_dir>/acldvppop/acldvpp.h` (which includes both).
 pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
     let header = if pass.is_aclnn() {
         include_dir.join("aclnn").join("aclnn.h")
@@ -121,16 +137,20 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
         include_dir.join("hccl").join("hccl.h")
     } else if pass.is_prof() {
         include_dir.join("acl").join("acl_prof.h")
+    } else if pass.is_dvpp() {
+        include_dir.join("acldvppop").join("acldvpp.h")
     } else {
         include_dir.join("acl").join("acl.h")
     };
     let config = match pass {
-        Pass::Types | Pass::AclnnTypes | Pass::HcclTypes | Pass::ProfTypes => {
+        Pass::Types | Pass::AclnnTypes | Pass::HcclTypes | Pass::ProfTypes | Pass::DvppTypes => {
             bindgen::CodegenConfig::TYPES | bindgen::CodegenConfig::VARS
         }
-        Pass::Functions | Pass::AclnnFunctions | Pass::HcclFunctions | Pass::ProfFunctions => {
-            bindgen::CodegenConfig::FUNCTIONS
-        }
+        Pass::Functions
+        | Pass::AclnnFunctions
+        | Pass::HcclFunctions
+        | Pass::ProfFunctions
+        | Pass::DvppFunctions => bindgen::CodegenConfig::FUNCTIONS,
     };
     let builder = bindgen::Builder::default()
         .header(header.to_string_lossy())
@@ -164,6 +184,17 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
             .allowlist_type("aclprof.*")
             .allowlist_var("ACL_PROF_.*")
             .default_macro_constant_type(bindgen::MacroTypeVariation::Unsigned)
+    } else if pass.is_dvpp() {
+        // Only what acldvpp.h itself declares: aclTensor, aclIntArray,
+        // aclFloatArray, aclOpExecutor come from the aclnn bindings,
+        // aclrtStream from the runtime's. The status codes are `int32_t`
+        // (acldvppStatus) in C, as the aclnn ones are.
+        builder
+            .allowlist_recursively(false)
+            .allowlist_function("acldvpp.*")
+            .allowlist_type("acldvppStatus")
+            .allowlist_var("ACLDVPP_.*")
+            .default_macro_constant_type(bindgen::MacroTypeVariation::Signed)
     } else {
         builder
             .allowlist_function("acl.*")

@@ -11,12 +11,13 @@
 //! | profiler | `acl/acl_prof.h` | `acl/acl_prof.h` (same package) |
 //! | aclnn | `aclnn/aclnn.h` | `aclnn/acl_meta.h`, `aclnn/aclnn_base.h` (hicann/opbase `include/nnopbase/aclnn/`), one `aclnnop/aclnn_<op>.h` per operator (ops-math, ops-nn, ops-cv), the status codes in `aclnn/opdev/op_errno.h` or `opdev/op_errno.h` |
 //! | hccl | `hccl/hccl.h` | `hccl/hccl.h`, `hccl/hccl_types.h` (and, from 8.5, `hccl/hccl_comm.h`, included by `hccl.h`: hicann/hccl `include/hccl.h:16-17`) |
+//! | dvpp | `acldvppop/acldvpp.h` | `acldvppop/acldvpp_base.h`, `acldvppop/acldvpp_init.h`, one `acldvppop/acldvpp_<op>.h` per operator (each includes `aclnn/acl_meta.h`) |
 //!
 //! A runtime-only install (a "CANN runtime" container image) has the first
-//! two and neither of the others. CANN's aclnn and HCCL headers are C++ only,
-//! so those passes parse them as C++; CANN's aclnn declarations are spread
-//! over many files, which a wrapper header written into a scratch directory
-//! includes one by one.
+//! two and none of the others. CANN's aclnn, HCCL and DVPP operator headers
+//! are C++ only, so those passes parse them as C++; CANN's aclnn and DVPP
+//! declarations are spread over many files, which a wrapper header written
+//! into a scratch directory includes one by one.
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +34,8 @@ pub enum Library {
     Aclnn,
     /// `libhccl.so`, `libhcomm.so`: [`Pass::HcclTypes`], [`Pass::HcclFunctions`].
     Hccl,
+    /// `libacl_dvpp_op.so`: [`Pass::DvppTypes`], [`Pass::DvppFunctions`].
+    Dvpp,
 }
 
 /// CANN's operator headers that declare what `include/aclnn/aclnn.h` declares.
@@ -126,13 +129,31 @@ pub const CANN_ACLNN_STATUS_HEADERS: [&str; 2] = ["aclnn/opdev/op_errno.h", "opd
 /// which `hccl/hccl.h` includes itself).
 pub const CANN_HCCL_HEADERS: &[&str] = &["hccl/hccl.h", "hccl/hccl_types.h"];
 
+/// CANN's DVPP operator headers that declare what
+/// `include/acldvppop/acldvpp.h` declares (CANN 8.5 installs them under
+/// `include/acldvppop/`, beside the umbrella `acldvpp_op_api.h`).
+pub const CANN_DVPP_HEADERS: &[&str] = &[
+    "acldvppop/acldvpp_base.h",
+    "acldvppop/acldvpp_init.h",
+    "acldvppop/acldvpp_decode_jpeg.h",
+    "acldvppop/acldvpp_crop_and_resize.h",
+    "acldvppop/acldvpp_resize.h",
+    "acldvppop/acldvpp_horizontal_flip.h",
+    "acldvppop/acldvpp_normalize.h",
+];
+
+/// What CANN's DVPP operator headers include from elsewhere in the install
+/// (the descriptor types, and through it `acl/acl_base.h`).
+pub const CANN_DVPP_DEPENDENCIES: &[&str] = &["aclnn/acl_meta.h"];
+
 impl Library {
     /// Every library, in generation order.
-    pub const ALL: [Library; 4] = [
+    pub const ALL: [Library; 5] = [
         Library::Runtime,
         Library::Profiler,
         Library::Aclnn,
         Library::Hccl,
+        Library::Dvpp,
     ];
 
     /// The library's name in build output.
@@ -142,6 +163,7 @@ impl Library {
             Library::Profiler => "profiler",
             Library::Aclnn => "aclnn",
             Library::Hccl => "hccl",
+            Library::Dvpp => "dvpp",
         }
     }
 
@@ -152,6 +174,7 @@ impl Library {
             Library::Profiler => [Pass::ProfTypes, Pass::ProfFunctions],
             Library::Aclnn => [Pass::AclnnTypes, Pass::AclnnFunctions],
             Library::Hccl => [Pass::HcclTypes, Pass::HcclFunctions],
+            Library::Dvpp => [Pass::DvppTypes, Pass::DvppFunctions],
         }
     }
 
@@ -162,6 +185,7 @@ impl Library {
             Library::Profiler => "acl/acl_prof.h",
             Library::Aclnn => "aclnn/aclnn.h",
             Library::Hccl => "hccl/hccl.h",
+            Library::Dvpp => "acldvppop/acldvpp.h",
         }
     }
 
@@ -172,6 +196,7 @@ impl Library {
             Library::Profiler => "acl/acl_prof.h",
             Library::Aclnn => "aclnn/acl_meta.h, aclnn/aclnn_base.h, aclnnop/aclnn_*.h, op_errno.h",
             Library::Hccl => "hccl/hccl.h, hccl/hccl_types.h",
+            Library::Dvpp => "acldvppop/acldvpp_base.h, acldvpp_init.h, acldvpp_<op>.h",
         }
     }
 
@@ -183,9 +208,15 @@ impl Library {
             Library::Profiler => &["acl/acl_prof.h"],
             Library::Aclnn => CANN_ACLNN_HEADERS,
             Library::Hccl => CANN_HCCL_HEADERS,
+            Library::Dvpp => CANN_DVPP_HEADERS,
+        };
+        let dependencies: &[&str] = match self {
+            Library::Dvpp => CANN_DVPP_DEPENDENCIES,
+            _ => &[],
         };
         let mut missing: Vec<String> = required
             .iter()
+            .chain(dependencies)
             .filter(|h| !cann_include.join(h).is_file())
             .map(|h| h.to_string())
             .collect();
@@ -283,8 +314,10 @@ pub fn choose(library: Library, cann_include: Option<&Path>) -> Choice {
 /// The bindgen builder of `pass` over `headers`.
 ///
 /// CANN's aclnn passes read a wrapper header that includes each of
-/// [`CANN_ACLNN_HEADERS`]; it is written into `scratch` (only when its text
-/// changed, so that a build script that reads it is not rerun for nothing).
+/// [`CANN_ACLNN_HEADERS`], the dvpp passes one that includes each of
+/// [`CANN_DVPP_HEADERS`]; they are written into `scratch` (only when their
+/// text changed, so that a build script that reads them is not rerun for
+/// nothing).
 pub fn builder(headers: &Headers, pass: Pass, scratch: &Path) -> std::io::Result<bindgen::Builder> {
     let cann = match headers {
         Headers::Ours(include) => return Ok(bindgen_config::builder(include, pass)),
@@ -299,9 +332,34 @@ pub fn builder(headers: &Headers, pass: Pass, scratch: &Path) -> std::io::Result
             .clang_args(bindgen_config::CXX_ARGS)
     } else if pass.is_hccl() {
         bindgen_config::builder(cann, pass).clang_args(bindgen_config::CXX_ARGS)
+    } else if pass.is_dvpp() {
+        let wrapper_include = write_dvpp_wrapper(scratch)?;
+        bindgen_config::builder(&wrapper_include, pass)
+            .clang_arg(format!("-I{}", cann.display()))
+            .clang_args(bindgen_config::CXX_ARGS)
     } else {
         bindgen_config::builder(cann, pass)
     })
+}
+
+/// Writes `<scratch>/dvpp/acldvppop/acldvpp.h`, including every CANN DVPP
+/// operator header the passes read (found through `-I<CANN include>`), and
+/// returns `<scratch>/dvpp` (the include directory to give
+/// [`bindgen_config::builder`]). A directory of its own: nothing else in it
+/// can shadow a CANN header.
+fn write_dvpp_wrapper(scratch: &Path) -> std::io::Result<PathBuf> {
+    let mut text = String::from("/* Generated by ascendcl-sys: CANN's DVPP operator headers. */\n");
+    for header in CANN_DVPP_HEADERS {
+        text.push_str(&format!("#include \"{header}\"\n"));
+    }
+    let include = scratch.join("dvpp");
+    let dir = include.join("acldvppop");
+    std::fs::create_dir_all(&dir)?;
+    let file = dir.join("acldvpp.h");
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&file, text)?;
+    }
+    Ok(include)
 }
 
 /// Writes `<scratch>/aclnn/aclnn.h`, including every CANN aclnn header the

@@ -8,7 +8,7 @@
 //! * default: the committed `src/bindings/*.rs`, generated from our
 //!   declaration headers in `include/`;
 //! * feature `bindgen`: regenerated into `OUT_DIR` with bindgen (needs
-//!   libclang), per library (runtime, profiler, aclnn, hccl): from CANN's own
+//!   libclang), per library (runtime, profiler, aclnn, hccl, dvpp): from CANN's own
 //!   headers when the install found has every one that library's passes read
 //!   (`bindgen_headers.rs`), else from ours; also from ours, with a warning,
 //!   when bindgen fails on CANN's. A `cargo::warning` says which headers each
@@ -34,7 +34,7 @@
 //! |---|---|
 //! | `INCLUDE` | include directory (parent of `acl/`) of the headers the runtime bindings came from |
 //! | `DECL_INCLUDE` | include directory of our own declaration header |
-//! | `BINDINGS_SOURCE` | `committed`, or per library `ours` / `cann`: `runtime=cann,profiler=cann,aclnn=ours,hccl=ours` |
+//! | `BINDINGS_SOURCE` | `committed`, or per library `ours` / `cann`: `runtime=cann,profiler=cann,aclnn=ours,hccl=ours,dvpp=ours` |
 //! | `CANN_ROOT` | the CANN root whose headers were found, if any |
 
 use std::env;
@@ -128,7 +128,7 @@ fn main() {
 /// One library's regenerated bindings.
 #[derive(Debug)]
 struct Regenerated {
-    /// `runtime`, `profiler`, `aclnn` or `hccl`.
+    /// `runtime`, `profiler`, `aclnn`, `hccl` or `dvpp`.
     library: &'static str,
     /// `ours` or `cann`.
     source: &'static str,

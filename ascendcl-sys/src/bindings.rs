@@ -27,6 +27,10 @@ pub mod types {
     include!("bindings/prof_types.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/prof_types.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/dvpp_types.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/dvpp_types.rs"));
 }
 
 /// The C declarations of the functions. Never called: they exist so that
@@ -56,4 +60,8 @@ pub(crate) mod functions {
     include!("bindings/prof_functions.rs");
     #[cfg(ascendcl_regenerated_bindings)]
     include!(concat!(env!("OUT_DIR"), "/prof_functions.rs"));
+    #[cfg(not(ascendcl_regenerated_bindings))]
+    include!("bindings/dvpp_functions.rs");
+    #[cfg(ascendcl_regenerated_bindings)]
+    include!(concat!(env!("OUT_DIR"), "/dvpp_functions.rs"));
 }
