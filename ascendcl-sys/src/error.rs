@@ -57,8 +57,15 @@ pub enum LoadError {
         /// Every library tried, in order.
         attempts: Vec<Attempt>,
     },
+    /// The DVPP operator library (`libacl_dvpp_op.so`) was found in none of
+    /// the places tried, listed in order.
+    DvppNotFound {
+        /// Every library tried, in order.
+        attempts: Vec<Attempt>,
+    },
     /// The file named for a library (by `ASCENDCL_LIBRARY`,
-    /// `ASCENDCL_PROFILER_LIBRARY` or an explicit path) is there but is not a
+    /// `ASCENDCL_PROFILER_LIBRARY`, `ASCENDCL_DVPP_LIBRARY` or an explicit
+    /// path) is there but is not a
     /// shared library this process can load: truncated, not ELF, or built for
     /// another machine. It was checked before the dynamic loader saw it (see
     /// [`crate::elf`]), because the loader crashes the process on a truncated
@@ -82,13 +89,15 @@ pub enum LoadError {
 }
 
 impl LoadError {
-    /// The places tried, for [`LoadError::NotFound`]; empty otherwise.
+    /// The places tried, for [`LoadError::NotFound`] and the other
+    /// `*NotFound` variants; empty otherwise.
     pub fn attempts(&self) -> &[Attempt] {
         match self {
             LoadError::NotFound { attempts }
             | LoadError::AclnnNotFound { attempts }
             | LoadError::HcclNotFound { attempts }
-            | LoadError::ProfilerNotFound { attempts } => attempts,
+            | LoadError::ProfilerNotFound { attempts }
+            | LoadError::DvppNotFound { attempts } => attempts,
             LoadError::InvalidFile { .. } | LoadError::AlreadySelected { .. } => &[],
         }
     }
@@ -142,6 +151,19 @@ impl fmt::Display for LoadError {
                     f,
                     "\nSet ASCENDCL_PROFILER_LIBRARY to libmsprofiler.so (in CANN's lib64, \
                      next to the runtime library)."
+                )
+            }
+            LoadError::DvppNotFound { attempts } => {
+                write!(f, "could not load the DVPP operator library; tried:")?;
+                for attempt in attempts {
+                    write!(f, "\n  - {attempt}")?;
+                }
+                write!(
+                    f,
+                    "\nSet ASCENDCL_DVPP_LIBRARY to libacl_dvpp_op.so, or install CANN's DVPP \
+                     operators (acldvppop; they put it in CANN's lib64, next to the runtime \
+                     library). Without a card, the behavioural mock (ascendcl-mock) builds one \
+                     next to its libascendcl.so."
                 )
             }
             LoadError::InvalidFile {

@@ -31,11 +31,13 @@
 //! # }
 //! ```
 //!
-//! Beside the runtime, three families of libraries are opened on first use,
+//! Beside the runtime, four families of libraries are opened on first use,
 //! next to the runtime library by default: the aclnn operator libraries
 //! ([`aclnn`](mod@aclnn)), HCCL ([`hccl`](mod@hccl): `libhccl.so`, then
-//! `libhcomm.so` for each symbol; types from our header `include/hccl/hccl.h`)
-//! and the profiler ([`prof`](mod@prof), `libmsprofiler.so`).
+//! `libhcomm.so` for each symbol; types from our header `include/hccl/hccl.h`),
+//! the profiler ([`prof`](mod@prof), `libmsprofiler.so`) and the DVPP image
+//! operators ([`dvpp`](mod@dvpp), `libacl_dvpp_op.so`; two-phase operators on
+//! aclnn tensors, declared by our header `include/acldvppop/acldvpp.h`).
 //!
 //! Nothing here is safe to use casually: the `ascendcl` crate is the safe layer.
 
@@ -43,6 +45,7 @@ pub mod aclnn;
 mod api;
 mod bindings;
 pub mod cann;
+pub mod dvpp;
 pub mod elf;
 mod error;
 pub mod hccl;
@@ -55,6 +58,7 @@ pub use aclnn::{ACLNN_FUNCTIONS, Aclnn, aclnn};
 pub use api::FUNCTIONS;
 pub use bindings::types;
 pub use bindings::types::*;
+pub use dvpp::{DVPP_FUNCTIONS, Dvpp, dvpp};
 pub use elf::ElfProblem;
 pub use error::{Attempt, LoadError, SymbolError};
 pub use hccl::{HCCL_FUNCTIONS, Hccl, hccl_for};

@@ -215,8 +215,8 @@ fn our_declarations_equal_cann_headers_item_by_item_when_cann_is_installed() {
 }
 
 /// bindgen of one pass over CANN's headers, read as the `bindgen` feature
-/// reads them (`bindgen_headers.rs`: CANN's aclnn headers through a wrapper,
-/// aclnn and HCCL as C++).
+/// reads them (`bindgen_headers.rs`: CANN's aclnn and DVPP operator headers
+/// through wrappers, aclnn, HCCL and DVPP as C++).
 fn generate_cann(cann_include: &Path, pass: Pass) -> Option<String> {
     let scratch =
         std::env::temp_dir().join(format!("ascendcl-drift-{}-{pass:?}", std::process::id()));
@@ -284,7 +284,7 @@ fn our_aclnn_declarations_equal_cann_operator_headers_item_by_item_when_installe
     );
 }
 
-/// bindgen of one hccl pass in C++ mode, over `include` (ours or CANN's).
+/// bindgen of one hccl or dvpp pass in C++ mode, over `include` (ours or CANN's).
 fn generate_cxx(include: &Path, pass: Pass) -> Option<String> {
     let result = std::panic::catch_unwind(|| {
         bindgen_config::builder(include, pass)
@@ -385,6 +385,91 @@ fn our_hccl_declarations_equal_cann_hccl_headers_item_by_item_when_installed() {
     );
     eprintln!(
         "{compared} hccl items equal CANN's at {}",
+        root.path.display()
+    );
+}
+
+#[test]
+fn every_declared_dvpp_function_is_loadable_and_every_loadable_one_is_declared() {
+    let mut loadable: Vec<&str> = ascendcl_sys::DVPP_FUNCTIONS.to_vec();
+    loadable.sort_unstable();
+    assert_eq!(declared_in("dvpp_functions.rs"), loadable);
+}
+
+#[test]
+#[cfg_attr(
+    not(ascendcl_libclang),
+    ignore = "needs libclang, not found when ascendcl-sys was built (Debian: apt-get install libclang-dev)"
+)]
+fn our_dvpp_header_gives_the_same_bindings_in_c_and_in_cpp() {
+    // As for hccl.h: the committed bindings come from C, CANN's acldvppop
+    // headers can only be read as C++ (`#include <cstdint>`).
+    let include = crate_dir().join("include");
+    for pass in [Pass::DvppTypes, Pass::DvppFunctions] {
+        let (Some(c), Some(cxx)) = (generate(&include, pass), generate_cxx(&include, pass)) else {
+            return;
+        };
+        assert_eq!(c, cxx, "{pass:?} differs between C and C++");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(all(ascendcl_libclang, ascendcl_cann_headers)),
+    ignore = "needs libclang and a CANN install with headers, not both found when ascendcl-sys was built"
+)]
+fn our_dvpp_declarations_equal_cann_acldvppop_headers_item_by_item_when_installed() {
+    // CANN's acldvppop/acldvpp_base.h, acldvpp_init.h and the five operator
+    // headers, read through a wrapper as C++ as the `bindgen` feature reads
+    // them (bindgen_headers.rs). An install without the DVPP operators (a
+    // runtime image, a toolkit without the operator packages) skips, saying
+    // which header it lacks.
+    let Some((root, cann_include)) = cann::find_headers(&|v| std::env::var_os(v)) else {
+        eprintln!("skipped: no CANN install with headers found");
+        return;
+    };
+    let needed = bindgen_headers::CANN_DVPP_HEADERS
+        .iter()
+        .chain(bindgen_headers::CANN_DVPP_DEPENDENCIES);
+    let missing: Vec<_> = needed.filter(|h| !cann_include.join(h).is_file()).collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "skipped: the CANN install at {} lacks the DVPP operator headers {missing:?}",
+            root.path.display()
+        );
+        return;
+    }
+    let ours_include = crate_dir().join("include");
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    for pass in [Pass::DvppTypes, Pass::DvppFunctions] {
+        let (Some(ours), Some(theirs)) = (
+            generate(&ours_include, pass),
+            generate_cann(&cann_include, pass),
+        ) else {
+            return;
+        };
+        let (ours, theirs) = (items(&ours), items(&theirs));
+        for (key, text) in &ours {
+            compared += 1;
+            match theirs.get(key) {
+                Some(t) if t == text => {}
+                Some(t) => {
+                    mismatches.push(format!("{key} differs:\n--- ours\n{text}--- CANN\n{t}"))
+                }
+                None => mismatches.push(format!("{key} is not in CANN's headers")),
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} of our {compared} dvpp items differ from CANN at {}:\n{}",
+        mismatches.len(),
+        root.path.display(),
+        mismatches.join("\n")
+    );
+    eprintln!(
+        "{compared} dvpp items equal CANN's at {}",
         root.path.display()
     );
 }

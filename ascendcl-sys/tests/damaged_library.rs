@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ascendcl_sys::aclnn::{Aclnn, NNOPBASE};
+use ascendcl_sys::dvpp::{DVPP_LIBRARY, Dvpp};
 use ascendcl_sys::elf::check_shared_object;
 use ascendcl_sys::hccl::{HCCL_LIBRARY, HCOMM_LIBRARY, Hccl};
 use ascendcl_sys::prof::Profiler;
@@ -335,6 +336,26 @@ fn a_truncated_profiler_library_is_an_invalid_file_error() {
     let cut = mid_segment_cut(ascendcl_mock::PROFILER_PATH);
     truncated_copy(ascendcl_mock::PROFILER_PATH, &file, cut);
     let err = Profiler::open(&file).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            LoadError::InvalidFile { file: named, problem: ElfProblem::SegmentOutside { .. }, .. }
+                if *named == file
+        ),
+        "{err:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_truncated_dvpp_library_is_an_invalid_file_error() {
+    // Any of the mock's libraries cut in a segment: the check runs before
+    // the dynamic loader, whatever the file exports.
+    let dir = temp_dir("dvpp");
+    let file = dir.join(DVPP_LIBRARY);
+    let cut = mid_segment_cut(ascendcl_mock::PROFILER_PATH);
+    truncated_copy(ascendcl_mock::PROFILER_PATH, &file, cut);
+    let err = Dvpp::open(&file).unwrap_err();
     assert!(
         matches!(
             &err,
