@@ -23,6 +23,8 @@ int mk_jpeg_build_huff(mk_jpeg_huff *t, const uint8_t counts[16], const uint8_t 
     memset(t, 0, sizeof *t);
     for (int l = 1; l <= 16; l++) {
         int n = counts[l - 1];
+        if (code + n > (1 << l))
+            return -1;
         t->valoffset[l] = idx - code;
         t->maxcode[l] = n ? code + n - 1 : -1;
         for (int i = 0; i < n; i++, code++, idx++) {
@@ -37,8 +39,6 @@ int mk_jpeg_build_huff(mk_jpeg_huff *t, const uint8_t counts[16], const uint8_t 
                     t->fast[base + j] = (uint16_t)((l << 8) | sym);
             }
         }
-        if (code > (1 << l))
-            return -1;
         code <<= 1;
     }
     t->nsymbols = idx;
