@@ -73,9 +73,10 @@
  * every MCU of every component is decoded, so a truncated file is refused
  * (libjpeg-turbo pads it with grey and warns; Pillow raises). Decided: once
  * every component has all its blocks the decoder stops reading, so a
- * missing EOI, or anything after the last scan, is fine. Bytes between a
- * scan's data and the next marker are skipped (as libjpeg does, with a
- * warning).
+ * missing EOI, or anything after the last scan, is fine: libjpeg-turbo (and
+ * so OpenCV) decodes such a file with a warning, though Pillow raises
+ * "image file is truncated" for it. Bytes between a scan's data and the
+ * next marker are skipped (as libjpeg does, with a warning).
  *
  * Colour: 1 component is grey. 3 components are YCbCr, unless there is no
  * JFIF APP0 and either an Adobe APP14 says transform 0 or (no Adobe marker)
