@@ -124,7 +124,7 @@ typedef struct mk_jpeg_info {
 /* Parses markers up to the first SOS (and that SOS's header); fills info
  * (as far as it got, also on failure). Returns OK, or UNSUPPORTED / CORRUPT
  * with a one-line reason in why (NUL-terminated, truncated to why_len; why
- * may be NULL). No allocation beyond the stack (about 12 KiB of it). OK does
+ * may be NULL). No allocation beyond the stack (about 13 KiB of it). OK does
  * not promise that the entropy data decode. */
 MK_JPEG_HIDDEN mk_jpeg_status mk_jpeg_probe(const uint8_t *data, size_t len,
                                             mk_jpeg_info *info, char *why,
