@@ -37,6 +37,10 @@
 //!   mock's `libmsprofiler.so` (`csrc/prof/*.c`: the `aclprof*` functions of
 //!   `acl/acl_prof.h`), beside `libascendcl.so` like CANN's, journaled
 //!   through the same entry points.
+//! * `rustc-env` `ASCENDCL_MOCK_DVPP_PATH` and metadata `dvpp`: the mock's
+//!   `libacl_dvpp_op.so` (`csrc/dvpp/*.c`: the acldvppop operators, with a
+//!   baseline JPEG decoder of our own), beside `libascendcl.so`, built on the
+//!   aclnn operator helpers of `csrc/ops/op_common.c`.
 //! * `OUT_DIR/mock_libraries.rs`: [`SHARED_LIBRARIES`] with their built paths
 //!   (the crate's `LIBRARIES`), and `OUT_DIR/mock_embedded.rs`: their bytes and
 //!   the C headers (ours and `ascendcl-sys`'s), which the `ascendcl-mock`
@@ -81,6 +85,10 @@ const SHARED_LIBRARIES: &[(&str, &str)] = &[
     (
         "libmsprofiler.so",
         "the mock's profiling API, acl/acl_prof.h (beside libascendcl.so)",
+    ),
+    (
+        "libacl_dvpp_op.so",
+        "the mock's DVPP operators, acldvppop (beside libascendcl.so)",
     ),
     (
         "libascendcl_record.so",
@@ -217,6 +225,21 @@ fn main() {
         &["-l:libascendcl.so"],
     );
     publish("ASCENDCL_MOCK_PROFILER_PATH", "profiler", &profiler);
+
+    // The DVPP operators (csrc/dvpp/), on the aclnn operator helpers, which
+    // are compiled in again (hidden symbols, as libopapi.so's are).
+    let mut dvpp_sources = c_sources(&csrc.join("dvpp"), "");
+    dvpp_sources.extend([
+        ops_dir.join("op_common.c"),
+        ops_dir.join("op_iter.c"),
+        dtype.clone(),
+    ]);
+    let dvpp = build.shared(
+        "libacl_dvpp_op.so",
+        &dvpp_sources,
+        &["-l:libnnopbase.so", "-l:libascendcl.so", "-lm"],
+    );
+    publish("ASCENDCL_MOCK_DVPP_PATH", "dvpp", &dvpp);
 
     // Test-only C programs, present in the repository, not in the package.
     let test_programs = manifest_dir.join("tests").join("c");

@@ -98,6 +98,10 @@ ACLMOCK_EXPORT uint64_t aclmock_generation(void) { return G.gen; }
  * between aclmock_call_begin and aclmock_call_end (the lock is held). */
 ACLMOCK_EXPORT uint32_t aclmock_device_count(void) { return G.device_count; }
 
+/* Whether aclInit has run and aclFinalize not since (the DVPP library's
+ * initialization check: aclInit initializes DVPP too); call inside a call. */
+ACLMOCK_EXPORT bool aclmock_runtime_initialized(void) { return G.init_count > 0 || G.acl_up; }
+
 ACLMOCK_EXPORT void aclmock_live_add(int kind, int64_t delta)
 {
     if (kind >= 0 && kind < ACLMOCK_RES_COUNT) {

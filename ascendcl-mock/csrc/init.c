@@ -73,6 +73,7 @@ ACLMOCK_EXPORT aclError aclInit(const char *configPath)
     }
     G.init_count = 1;
     G.finalized = false;
+    G.acl_up = true;
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -88,6 +89,7 @@ ACLMOCK_EXPORT aclError aclFinalize(void)
     }
     G.init_count = 0;
     G.finalized = true;
+    G.acl_up = false;
     return call_end(&c, ACL_SUCCESS);
 }
 
@@ -110,6 +112,7 @@ ACLMOCK_EXPORT aclError aclFinalizeReference(uint64_t *refCount)
     G.init_count--;
     if (G.init_count == 0) {
         G.finalized = true;
+        G.acl_up = false;
     }
     if (refCount) {
         *refCount = G.init_count;

@@ -53,6 +53,7 @@ static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
 #include "ops_functions.h"
 #include "hccl_functions.h"
 #include "prof_functions.h"
+#include "dvpp_functions.h"
 #include "json_quote.h"
 
 enum mock_fn {
@@ -61,6 +62,7 @@ enum mock_fn {
     MOCK_OPS_FUNCTIONS(MOCK_FN_ENUM)
     MOCK_HCCL_FUNCTIONS(MOCK_FN_ENUM)
     MOCK_PROF_FUNCTIONS(MOCK_FN_ENUM)
+    MOCK_DVPP_FUNCTIONS(MOCK_FN_ENUM)
 #undef MOCK_FN_ENUM
     FN_COUNT
 };
@@ -298,6 +300,11 @@ typedef struct mock_global {
     /* init */
     uint64_t init_count;
     bool finalized;
+    /* aclInit ran and no aclFinalize since, in this process: unlike
+     * init_count, not cleared by aclmockReset (a test process's runtime
+     * outlives the resets between its tests); what the DVPP library's
+     * "aclInit initializes DVPP" rule reads */
+    bool acl_up;
     bool init_config_known;
     strbuf init_config;
 

@@ -192,6 +192,12 @@ pub fn hcomm_path() -> &'static std::path::Path {
 /// collected), next to [`LIBRARY_PATH`] where `ascendcl_sys::prof` finds it.
 pub const PROFILER_PATH: &str = env!("ASCENDCL_MOCK_PROFILER_PATH");
 
+/// Path of the mock's `libacl_dvpp_op.so` (the acldvppop operators: JPEG
+/// decode with a baseline decoder of our own, crop-and-resize, resize,
+/// horizontal flip, normalize; checks from CANN 8.5's pages), next to
+/// [`LIBRARY_PATH`] where `ascendcl_sys::dvpp` finds it.
+pub const DVPP_PATH: &str = env!("ASCENDCL_MOCK_DVPP_PATH");
+
 /// Path of the mock's `libnnopbase.so` ([`NNOPBASE_PATH`]).
 pub fn nnopbase_path() -> &'static std::path::Path {
     std::path::Path::new(NNOPBASE_PATH)

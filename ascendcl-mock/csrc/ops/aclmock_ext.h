@@ -53,6 +53,8 @@ int32_t aclmock_fail(int32_t code, const char *fmt, ...) __attribute__((format(p
 uint64_t aclmock_generation(void);
 /* The number of devices (call inside a call, with the lock held). */
 uint32_t aclmock_device_count(void);
+/* Whether aclInit has run (and aclFinalize not since); inside a call. */
+bool aclmock_runtime_initialized(void);
 /* Adjusts a live count (aclmockResource). */
 void aclmock_live_add(int kind, int64_t delta);
 /* Counts a misuse (aclmockMisuse) with a log line. */

@@ -143,8 +143,13 @@ typedef struct mk_job mk_job;
 typedef void (*mk_kernel)(const mk_job *job, void *const *bufs);
 
 #define MK_PARAMS 64
+/* A kernel that can fail (a DVPP decode of data that is not a JPEG it
+ * takes): returns 0, or an ACL runtime code that fails the stream with msg
+ * (nothing is written back then). */
+typedef int32_t (*mk_status_kernel)(const mk_job *job, void *const *bufs, char *msg, size_t cap);
 struct mk_job {
     mk_kernel kernel;
+    mk_status_kernel status_kernel; /* used instead of kernel when set */
     uint32_t nslots;
     uint32_t cap;      /* slots allocated */
     mk_view *slot;     /* nslots views (heap; the job's own copy at launch) */

@@ -149,6 +149,12 @@ static void run_job(void *job, void *const *bufs)
     j->kernel(j, bufs);
 }
 
+static int32_t run_status_job(void *job, void *const *bufs, char *msg, size_t cap)
+{
+    const mk_job *j = job;
+    return j->status_kernel(j, bufs, msg, cap);
+}
+
 /* A queued job owns copies of the slot arrays (the executor may be freed or
  * re-pointed before the stream runs it). */
 static void free_job(void *job)
@@ -231,7 +237,9 @@ static aclnnStatus launch(aclmock_call *c, void *workspace, uint64_t wsSize, acl
     copy->slot = slot;
     copy->slot_write = slot_write;
     copy->cap = ns;
-    aclnnStatus rc = aclmock_compute_enqueue(c, stream, spans, n, run_job, free_job, copy);
+    aclnnStatus rc = copy->status_kernel
+                         ? aclmock_compute_enqueue_status(c, stream, spans, n, run_status_job, free_job, copy)
+                         : aclmock_compute_enqueue(c, stream, spans, n, run_job, free_job, copy);
     free(spans);
     return rc;
 }

@@ -31,12 +31,31 @@ static void shape_text(char *buf, size_t cap, const int64_t *d, uint32_t n)
     snprintf(buf + k, cap - k, "]");
 }
 
+aclnnStatus mk_dvpp_status(aclnnStatus rc)
+{
+    switch (rc) {
+    case ACLNN_ERR_PARAM_NULLPTR:
+        return 106001;
+    case ACLNN_ERR_PARAM_INVALID:
+        return 106002;
+    case ACLNN_ERR_RUNTIME_ERROR:
+        return 306001;
+    case ACLNN_ERR_INNER:
+        return 506000;
+    case ACLNN_ERR_INNER_NULLPTR:
+        return 506103;
+    default:
+        return rc;
+    }
+}
+
 void ph1_begin(ph1 *p, int fn, const char *op)
 {
     p->op = op;
     p->e = NULL;
     p->rc = 0;
     p->checked = false;
+    p->dvpp = false;
     /* checked after the arguments are journaled (ph1_ok), so a strict
      * replay compares them */
     aclmock_call_start(&p->c, fn);
@@ -71,7 +90,7 @@ aclnnStatus ph1_end(ph1 *p, uint64_t *workspaceSize, aclOpExecutor **executor)
     }
     if (p->rc) {
         aclmocknn_executor_drop(p->e);
-        return aclmock_call_end(&p->c, p->rc);
+        return aclmock_call_end(&p->c, p->dvpp ? mk_dvpp_status(p->rc) : p->rc);
     }
     uint64_t recorded;
     if (aclmock_replay_out_u64(&p->c, "workspaceSize", &recorded)) {

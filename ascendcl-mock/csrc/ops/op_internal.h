@@ -13,7 +13,13 @@ typedef struct ph1 {
     aclOpExecutor *e;
     aclnnStatus rc; /* first failure, 0 while everything is fine */
     bool checked;   /* the replay / fault check of the call has run */
+    bool dvpp;      /* an acldvpp op: statuses in the acldvpp family (mk_dvpp_status) */
 } ph1;
+
+/* An aclnn status as the acldvpp family spells it (CANN 8.5 docs,
+ * operatorlist_00061: 106001 null, 106002 invalid, 306001 runtime, 506xxx
+ * inner); other codes unchanged. */
+aclnnStatus mk_dvpp_status(aclnnStatus rc);
 
 /* Starts the journaled call of `fn` (the GetWorkspaceSize function of op). */
 void ph1_begin(ph1 *p, int fn, const char *op);

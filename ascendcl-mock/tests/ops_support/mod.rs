@@ -341,6 +341,17 @@ impl OpsTest {
         t
     }
 
+    /// Takes a tensor descriptor made elsewhere: destroyed by `finish`.
+    pub fn adopt_tensor(&mut self, t: Ptr) {
+        self.descs.push((t, "aclDestroyTensor"));
+    }
+
+    /// Takes a descriptor destroyed by `destroy` (a function of
+    /// libnnopbase.so with the signature (handle) -> status) at `finish`.
+    pub fn adopt(&mut self, d: Ptr, destroy: &'static str) {
+        self.descs.push((d, destroy));
+    }
+
     /// A descriptor that was created and destroyed (a stale handle), and
     /// the buffer it pointed at.
     pub fn ops_tensor_then_destroy(&mut self, dims: &[i64]) -> (Ptr, Ptr) {
