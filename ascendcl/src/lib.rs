@@ -158,6 +158,7 @@ mod context;
 mod copy;
 mod deferred;
 mod device;
+pub mod dvpp;
 pub mod error;
 mod event;
 mod few;

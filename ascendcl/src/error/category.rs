@@ -28,7 +28,7 @@ impl Category {
         match code {
             207001 | 207018 | 200000 | 245000 => Category::OutOfMemory,
             507046 | 507047 | 107019 | 100036 => Category::Timeout,
-            100001 => Category::NotInitialized,
+            100001 | 106101 => Category::NotInitialized,
             100_000..=199_999 => Category::InvalidArgument,
             200_000..=399_999 => Category::Resource,
             _ => Category::DeviceFault,

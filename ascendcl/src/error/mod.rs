@@ -144,6 +144,18 @@ fn code_hint(code: i32) -> Option<&'static str> {
             "the operator refused its arguments: check shapes, dtypes, broadcasting and attributes \
              against its documentation; the runtime message names the parameter"
         }
+        ascendcl_sys::ACLDVPP_ERR_PARAM_INVALID => {
+            "the DVPP operator refused its arguments: one image per call (N 1 or absent), 1 or 3 \
+             channels, NCHW/NHWC, contiguous, uint8 or float, and the size ranges of its page; \
+             the runtime message names the parameter"
+        }
+        ascendcl_sys::ACLDVPP_ERR_UNINITIALIZE => {
+            "DVPP is not initialized: aclInit (Runtime) or acldvppInit must run before a DVPP operator"
+        }
+        ascendcl_sys::ACLDVPP_ERR_API_NOT_SUPPORT => {
+            "this SoC or driver has no acldvppop operators (CANN 8.5: Atlas A2/A3 only); check that \
+             the CANN version matches the driver"
+        }
         ascendcl_sys::ACLNN_ERR_INNER_FIND_KERNEL_ERROR
         | ascendcl_sys::ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND => {
             "the operator package has no kernel for these arguments on this SoC: check that the \

@@ -137,7 +137,7 @@ impl<'g> Capture<'g> {
         // SAFETY: a live repeatable executor; the workspace (or null for 0
         // bytes) and every tensor's memory stay bound (or owned) for the
         // graph's life, which destroys the model before any of them.
-        let status = unsafe { phase2(aclnn, ws_ptr, size, executor, stream.as_raw()) }?;
+        let status = unsafe { phase2.call(aclnn, ws_ptr, size, executor, stream.as_raw()) }?;
         if status != 0 {
             return Err(AclError::new(status, "aclnn phase 2 (captured)", None).into());
         }

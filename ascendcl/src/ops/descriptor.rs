@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 
 use ascendcl_sys::{
-    Aclnn, aclBoolArray, aclFormat, aclIntArray, aclScalar, aclTensor, aclTensorList,
+    Aclnn, aclBoolArray, aclFloatArray, aclFormat, aclIntArray, aclScalar, aclTensor, aclTensorList,
 };
 
 use crate::call::recent_message;
@@ -49,11 +49,14 @@ pub(crate) struct TensorDesc {
 }
 
 impl TensorDesc {
+    /// A tensor of `format` (ND for every aclnn operator here; NCHW or NHWC
+    /// for the DVPP operators, which read the image layout from it).
     pub(crate) fn new(
         aclnn: &'static Aclnn,
         storage: &Storage<'_>,
         dtype: DType,
         layout: &Layout,
+        format: aclFormat,
     ) -> Result<TensorDesc> {
         let storage_dims = [i64::try_from(storage.len)
             .map_err(|_| Error::invalid("tensor storage too large for int64"))?];
@@ -67,7 +70,7 @@ impl TensorDesc {
                 dtype.raw(),
                 layout.strides.as_ptr(),
                 layout.offset,
-                aclFormat::ACL_FORMAT_ND,
+                format,
                 storage_dims.as_ptr(),
                 1,
                 storage.ptr,
@@ -152,6 +155,36 @@ impl Drop for IntArrayDesc {
         // SAFETY: an array we created, destroyed once.
         destroy("aclDestroyIntArray", || unsafe {
             self.aclnn.aclDestroyIntArray(self.raw)
+        });
+    }
+}
+
+/// An `aclFloatArray`.
+pub(crate) struct FloatArrayDesc {
+    pub(crate) raw: *mut aclFloatArray,
+    aclnn: &'static Aclnn,
+}
+
+impl FloatArrayDesc {
+    pub(crate) fn new(
+        aclnn: &'static Aclnn,
+        ctx: &Context,
+        values: &[f32],
+    ) -> Result<FloatArrayDesc> {
+        // SAFETY: `values` holds `len` floats; the runtime copies them.
+        let raw = unsafe { aclnn.aclCreateFloatArray(values.as_ptr(), values.len() as u64) }?;
+        if raw.is_null() {
+            return Err(creation_failed(ctx, "aclCreateFloatArray"));
+        }
+        Ok(FloatArrayDesc { raw, aclnn })
+    }
+}
+
+impl Drop for FloatArrayDesc {
+    fn drop(&mut self) {
+        // SAFETY: an array we created, destroyed once.
+        destroy("aclDestroyFloatArray", || unsafe {
+            self.aclnn.aclDestroyFloatArray(self.raw)
         });
     }
 }

@@ -150,7 +150,7 @@ mod nn;
 mod norm_pool;
 mod overlap;
 mod pending;
-mod phase1;
+pub(crate) mod phase1;
 pub(crate) mod prepared;
 mod reduce_dims;
 mod repeatable;

@@ -4,28 +4,88 @@
 use std::ffi::c_void;
 
 use ascendcl_sys::{
-    Aclnn, SymbolError, aclBoolArray, aclIntArray, aclOpExecutor, aclScalar, aclTensor,
-    aclTensorList, aclnnStatus, aclrtStream,
+    Aclnn, Dvpp, SymbolError, aclBoolArray, aclFloatArray, aclFormat, aclIntArray, aclOpExecutor,
+    aclScalar, aclTensor, aclTensorList, acldvppStatus, aclnnStatus, aclrtStream,
 };
 
 use crate::call::recent_message;
 use crate::context::Context;
 use crate::error::{AclError, Error, Result};
 use crate::few::Few;
-use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc, TensorListDesc};
+use crate::ops::descriptor::{
+    BoolArrayDesc, FloatArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc, TensorListDesc,
+};
 use crate::ops::prepared::{Prepared, Slot, SlotKind};
 use crate::ops::scalar::Scalar;
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
 use crate::verified_names::VerifiedNames;
 
-/// The launch function of an operator (`aclnnXxx`).
-pub(crate) type Phase2 = unsafe fn(
+/// The launch function of an aclnn operator (`aclnnXxx`).
+pub(crate) type AclnnPhase2 = unsafe fn(
     &Aclnn,
     *mut c_void,
     u64,
     *mut aclOpExecutor,
     aclrtStream,
 ) -> std::result::Result<aclnnStatus, SymbolError>;
+
+/// The launch function of a DVPP operator (`acldvppXxx`).
+pub(crate) type DvppPhase2 = unsafe fn(
+    &Dvpp,
+    *mut c_void,
+    u64,
+    *mut aclOpExecutor,
+    aclrtStream,
+) -> std::result::Result<acldvppStatus, SymbolError>;
+
+/// An operator's launch: an aclnn operator's or a DVPP operator's (the
+/// DVPP operators take aclnn descriptors and executors, from their own
+/// library).
+#[derive(Clone, Copy)]
+pub(crate) enum Phase2 {
+    Aclnn(AclnnPhase2),
+    Dvpp(&'static Dvpp, DvppPhase2),
+}
+
+impl Phase2 {
+    /// Calls the launch function.
+    ///
+    /// # Safety
+    /// As the C function: a live executor from this operator's phase 1, a
+    /// workspace of at least `size` bytes (or null for 0), a live stream.
+    #[inline]
+    pub(crate) unsafe fn call(
+        self,
+        aclnn: &Aclnn,
+        workspace: *mut c_void,
+        size: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> std::result::Result<i32, SymbolError> {
+        match self {
+            // SAFETY: the caller's contract.
+            Phase2::Aclnn(f) => unsafe { f(aclnn, workspace, size, executor, stream) },
+            // SAFETY: the caller's contract.
+            Phase2::Dvpp(dvpp, f) => unsafe { f(dvpp, workspace, size, executor, stream) },
+        }
+    }
+
+    /// The C prefix of the operator's functions: `aclnn` or `acldvpp`.
+    pub(crate) fn prefix(self) -> &'static str {
+        match self {
+            Phase2::Aclnn(_) => "aclnn",
+            Phase2::Dvpp(..) => "acldvpp",
+        }
+    }
+
+    /// The launch function's name, for error reports.
+    pub(crate) fn name(self, op: &str) -> &'static str {
+        match self {
+            Phase2::Aclnn(_) => phase2_name(op),
+            Phase2::Dvpp(..) => crate::dvpp::function_name(op, ""),
+        }
+    }
+}
 
 /// The libraries for the runtime of `ctx`, with operator `op` usable.
 pub(crate) fn aclnn_for(ctx: &Context, op: &'static str) -> Result<&'static Aclnn> {
@@ -39,6 +99,11 @@ pub(crate) fn aclnn_for(ctx: &Context, op: &'static str) -> Result<&'static Acln
 /// Descriptors and borrows collected for one operator.
 pub(crate) struct Phase1<'a> {
     pub(crate) op: &'static str,
+    /// `aclnn` or `acldvpp`: the C prefix of the operator's functions.
+    pub(crate) prefix: &'static str,
+    /// The format of the tensors described next (ND but for DVPP images).
+    pub(crate) format: aclFormat,
+    pub(crate) float_arrays: Few<FloatArrayDesc>,
     pub(crate) aclnn: &'static Aclnn,
     pub(crate) ctx: &'a Context,
     pub(crate) reads: Few<Storage<'a>>,
@@ -56,6 +121,9 @@ impl<'a> Phase1<'a> {
     pub(crate) fn new(op: &'static str, ctx: &'a Context) -> Result<Phase1<'a>> {
         Ok(Phase1 {
             op,
+            prefix: "aclnn",
+            format: aclFormat::ACL_FORMAT_ND,
+            float_arrays: Few::new(),
             aclnn: aclnn_for(ctx, op)?,
             ctx,
             reads: Few::new(),
@@ -69,12 +137,42 @@ impl<'a> Phase1<'a> {
         })
     }
 
+    /// Starts DVPP operator `op` (its name without `acldvpp`), whose
+    /// descriptors come from the aclnn library of `ctx`'s runtime.
+    pub(crate) fn new_dvpp(op: &'static str, ctx: &'a Context) -> Result<Phase1<'a>> {
+        Ok(Phase1 {
+            op,
+            prefix: "acldvpp",
+            format: aclFormat::ACL_FORMAT_ND,
+            float_arrays: Few::new(),
+            aclnn: ctx.aclnn()?,
+            ctx,
+            reads: Few::new(),
+            writes: Few::new(),
+            tensors: Few::new(),
+            scalars: Few::new(),
+            arrays: Few::new(),
+            bool_arrays: Few::new(),
+            lists: Few::new(),
+            slots: Few::new(),
+        })
+    }
+
+    /// A float array (held until the launch returns).
+    pub(crate) fn floats(&mut self, values: &[f32]) -> Result<*const aclFloatArray> {
+        let desc = FloatArrayDesc::new(self.aclnn, self.ctx, values)?;
+        let raw = desc.raw;
+        self.float_arrays.push(desc);
+        Ok(raw)
+    }
+
     fn same_device(&self, storage: &Storage<'_>, role: &str) -> Result<()> {
         if storage.ctx.device_id() == self.ctx.device_id() {
             return Ok(());
         }
         Err(Error::invalid(format!(
-            "aclnn{}: `{role}` is on device {} but the first tensor on device {}",
+            "{}{}: `{role}` is on device {} but the first tensor on device {}",
+            self.prefix,
             self.op,
             storage.ctx.device_id(),
             self.ctx.device_id()
@@ -86,7 +184,8 @@ impl<'a> Phase1<'a> {
         storage: &Storage<'a>,
         t: (crate::ops::DType, &crate::ops::tensor::Layout),
     ) -> Result<*mut aclTensor> {
-        let desc = TensorDesc::new(self.aclnn, storage, t.0, t.1)?;
+        let format = self.format;
+        let desc = TensorDesc::new(self.aclnn, storage, t.0, t.1, format)?;
         let raw = desc.raw;
         self.tensors.push(desc);
         Ok(raw)
@@ -222,25 +321,53 @@ impl<'a> Phase1<'a> {
     /// descriptors) and returns the prepared operator, launched by `phase2`.
     pub(crate) fn run(
         self,
-        phase2: Phase2,
+        phase2: AclnnPhase2,
         call: impl FnOnce(
             &Aclnn,
             *mut u64,
             *mut *mut aclOpExecutor,
         ) -> std::result::Result<aclnnStatus, SymbolError>,
     ) -> Result<Prepared<'a>> {
+        let (aclnn, function) = (self.aclnn, phase1_name(self.op));
+        self.finish(Phase2::Aclnn(phase2), function, |ws, ex| {
+            call(aclnn, ws, ex)
+        })
+    }
+
+    /// [`run`](Self::run) for a DVPP operator of `dvpp` (started with
+    /// [`Phase1::new_dvpp`]).
+    pub(crate) fn run_dvpp(
+        self,
+        dvpp: &'static Dvpp,
+        phase2: DvppPhase2,
+        call: impl FnOnce(
+            &Dvpp,
+            *mut u64,
+            *mut *mut aclOpExecutor,
+        ) -> std::result::Result<acldvppStatus, SymbolError>,
+    ) -> Result<Prepared<'a>> {
+        let function = crate::dvpp::function_name(self.op, "GetWorkspaceSize");
+        self.finish(Phase2::Dvpp(dvpp, phase2), function, |ws, ex| {
+            call(dvpp, ws, ex)
+        })
+    }
+
+    fn finish(
+        self,
+        phase2: Phase2,
+        function: &'static str,
+        call: impl FnOnce(*mut u64, *mut *mut aclOpExecutor) -> std::result::Result<i32, SymbolError>,
+    ) -> Result<Prepared<'a>> {
         self.ctx.bind()?;
         let mut workspace_size = 0u64;
         let mut executor: *mut aclOpExecutor = std::ptr::null_mut();
-        let status = call(self.aclnn, &mut workspace_size, &mut executor)?;
+        let status = call(&mut workspace_size, &mut executor)?;
         if status != 0 {
-            let function = phase1_name(self.op);
             return Err(AclError::new(status, function, recent_message(self.ctx.lib())).into());
         }
         if executor.is_null() {
             return Err(Error::InvalidState(format!(
-                "aclnn{}GetWorkspaceSize succeeded without an executor",
-                self.op
+                "{function} succeeded without an executor"
             )));
         }
         Ok(Prepared::new(self, phase2, executor, workspace_size))

@@ -13,9 +13,11 @@ use crate::lane::QueuedAt;
 use crate::memory::DeviceSlice;
 use crate::memory::sealed::Sealed;
 use crate::ops::DType;
-use crate::ops::descriptor::{BoolArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc, TensorListDesc};
+use crate::ops::descriptor::{
+    BoolArrayDesc, FloatArrayDesc, IntArrayDesc, ScalarDesc, TensorDesc, TensorListDesc,
+};
 use crate::ops::pending::OpPending;
-use crate::ops::phase1::{Phase1, Phase2, phase2_name};
+use crate::ops::phase1::{Phase1, Phase2};
 use crate::ops::tensor::{Layout, Storage};
 use crate::ops::workspace::{Source, Workspace};
 use crate::stream::Stream;
@@ -62,6 +64,7 @@ pub(crate) struct Descriptors {
     pub(crate) _scalars: Few<ScalarDesc>,
     pub(crate) _arrays: Few<IntArrayDesc>,
     pub(crate) _bool_arrays: Few<BoolArrayDesc>,
+    pub(crate) _float_arrays: Few<FloatArrayDesc>,
 }
 
 /// An operator after phase 1 (`aclnnXxxGetWorkspaceSize`): arguments
@@ -116,6 +119,7 @@ impl<'a> Prepared<'a> {
                 _scalars: p.scalars,
                 _arrays: p.arrays,
                 _bool_arrays: p.bool_arrays,
+                _float_arrays: p.float_arrays,
             },
             slots: p.slots,
             _borrows: PhantomData,
@@ -181,6 +185,7 @@ impl Prepared<'_> {
                 _arrays: Few::new(),
                 _bool_arrays: Few::new(),
                 _lists: Few::new(),
+                _float_arrays: Few::new(),
             },
         )
     }
@@ -235,7 +240,8 @@ pub(crate) fn launch_executor<'a>(
     for storage in args.reads.iter().chain(args.writes) {
         if storage.ctx.device_id() != device {
             return Err(not_called(Error::invalid(format!(
-                "aclnn{}: a tensor is on device {} but the stream on device {device}",
+                "{}{}: a tensor is on device {} but the stream on device {device}",
+                args.phase2.prefix(),
                 args.op,
                 storage.ctx.device_id()
             ))));
@@ -247,7 +253,8 @@ pub(crate) fn launch_executor<'a>(
         (0, _) => (std::ptr::null_mut(), None),
         (_, Source::None) => {
             return Err(not_called(Error::invalid(format!(
-                "aclnn{} needs {size} bytes of workspace; launch with Workspace::from_allocator or from_buffer",
+                "{}{} needs {size} bytes of workspace; launch with Workspace::from_allocator or from_buffer",
+                args.phase2.prefix(),
                 args.op
             ))));
         }
@@ -262,7 +269,8 @@ pub(crate) fn launch_executor<'a>(
         (_, Source::Buffer(buffer)) => {
             if (buffer.len() as u64) < size {
                 return Err(not_called(Error::invalid(format!(
-                    "aclnn{} needs {size} bytes of workspace; the buffer has {}",
+                    "{}{} needs {size} bytes of workspace; the buffer has {}",
+                    args.phase2.prefix(),
                     args.op,
                     buffer.len()
                 ))));
@@ -293,11 +301,14 @@ pub(crate) fn launch_executor<'a>(
             // SAFETY: a live executor from phase 1; the workspace is live device
             // memory of at least `size` bytes (or null for 0) and every tensor's
             // memory is borrowed and tracked until the marker after this launch.
-            let status = unsafe { (args.phase2)(args.aclnn, ws_ptr, size, args.executor, raw) }?;
+            let status = unsafe {
+                args.phase2
+                    .call(args.aclnn, ws_ptr, size, args.executor, raw)
+            }?;
             if status == 0 {
                 Ok(())
             } else {
-                Err(AclError::new(status, phase2_name(args.op), recent_message(lib)).into())
+                Err(AclError::new(status, args.phase2.name(args.op), recent_message(lib)).into())
             }
         },
     );

@@ -81,6 +81,7 @@ impl<'a> Prepared<'a> {
                     _scalars: Few::new(),
                     _arrays: Few::new(),
                     _bool_arrays: Few::new(),
+                    _float_arrays: Few::new(),
                 },
             ),
             slots: std::mem::take(&mut self.slots).into_vec(),

@@ -4,7 +4,7 @@
 //! function, from the real op's checks).
 
 use crate::error::Result;
-use crate::ops::phase1::{Phase1, Phase2};
+use crate::ops::phase1::{AclnnPhase2, Phase1};
 use crate::ops::{Prepared, Tensor, TensorMut};
 use ascendcl_sys::{Aclnn, SymbolError, aclOpExecutor, aclTensor, aclnnStatus};
 
@@ -20,7 +20,7 @@ type UnaryPhase1 = unsafe fn(
 fn unary<'a>(
     op: &'static str,
     phase1: UnaryPhase1,
-    phase2: Phase2,
+    phase2: AclnnPhase2,
     self_: &Tensor<'a>,
     out: TensorMut<'a>,
 ) -> Result<Prepared<'a>> {
