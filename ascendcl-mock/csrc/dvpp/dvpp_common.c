@@ -77,7 +77,7 @@ bool dvpp_check_init(ph1 *p)
     return true;
 }
 
-static bool contiguous(const mk_view *v)
+bool dv_contiguous(const mk_view *v)
 {
     int64_t want = 1;
     for (uint32_t d = v->ndim; d-- > 0;) {
@@ -98,7 +98,7 @@ bool dv_image_of(ph1 *p, const aclTensor *t, const char *name, const int32_t *dt
     if (t->format != ACL_FORMAT_NCHW && t->format != ACL_FORMAT_NHWC) {
         return invalid(p, "%s must have format NCHW or NHWC, it has format %d", name, t->format);
     }
-    if (!contiguous(v)) {
+    if (!dv_contiguous(v)) {
         return invalid(p, "%s must be contiguous", name);
     }
     uint32_t b = v->ndim - 3; /* first of the three image axes */

@@ -92,13 +92,7 @@ OPS_EXPORT acldvppStatus acldvppDecodeJpegGetWorkspaceSize(const aclTensor *self
     dv_image d;
     if (dvpp_check_init(&p) && need_tensor(&p, self, "self") && need_tensor(&p, out, "out") &&
         check_dtype(&p, self, "self", DV_U8)) {
-        int64_t want = 1;
-        bool dense = true;
-        for (uint32_t k = self->v.ndim; k-- > 0;) {
-            dense = dense && (self->v.dims[k] == 1 || self->v.strides[k] == want);
-            want *= self->v.dims[k];
-        }
-        if (!dense) {
+        if (!dv_contiguous(&self->v)) {
             invalid(&p, "self (the JPEG's bytes) must be contiguous");
         } else if (numel(&self->v) == 0) {
             invalid(&p, "self (the JPEG's bytes) is empty");

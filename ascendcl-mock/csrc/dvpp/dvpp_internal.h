@@ -47,6 +47,8 @@ typedef struct dv_image {
     int64_t sh, sw, sc; /* element strides of the h, w, c axes */
 } dv_image;
 
+/* Row-major dense (size-1 dims may have any stride). */
+bool dv_contiguous(const mk_view *v);
 /* Checks t (non-null) as an image of one of `dtypes` (terminated by -1) and
  * fills img; 106002 with a message naming the parameter otherwise. */
 bool dv_image_of(ph1 *p, const aclTensor *t, const char *name, const int32_t *dtypes, dv_image *img);

@@ -185,9 +185,7 @@ pub fn crop_and_resize<'a>(
     layout: ImageLayout,
 ) -> Result<Prepared<'a>> {
     const OP: &str = "CropAndResize";
-    let s = dims_of(OP, "self", self_, layout, PIXELS)?;
-    let d = dims_of_mut(OP, "out", &out, layout, PIXELS)?;
-    check_same(OP, self_.dtype(), out.dtype(), s, d)?;
+    let (s, d) = same_kind(OP, self_, &out, layout)?;
     if !(4..=32768).contains(&crop.height) || !(6..=32768).contains(&crop.width) {
         return Err(Error::invalid(format!(
             "acldvppCropAndResize: the crop is {}x{} (height x width); it must be 4..=32768 x 6..=32768",
@@ -213,14 +211,23 @@ pub fn crop_and_resize<'a>(
     })
 }
 
-fn check_same(op: &str, sd: DType, od: DType, s: ImageDims, d: ImageDims) -> Result<()> {
+/// `self_` and `out` as images of one dtype and channel count.
+fn same_kind(
+    op: &str,
+    self_: &Tensor<'_>,
+    out: &TensorMut<'_>,
+    layout: ImageLayout,
+) -> Result<(ImageDims, ImageDims)> {
+    let s = dims_of(op, "self", self_, layout, PIXELS)?;
+    let d = dims_of_mut(op, "out", out, layout, PIXELS)?;
+    let (sd, od) = (self_.dtype(), out.dtype());
     if sd != od || s.channels != d.channels {
         return Err(Error::invalid(format!(
             "acldvpp{op}: `out` ({od:?}, {} channels) must have `self`'s dtype and channels ({sd:?}, {})",
             d.channels, s.channels
         )));
     }
-    Ok(())
+    Ok((s, d))
 }
 
 /// Resizes `self_` to `out`'s height and width (`acldvppResize`,
@@ -232,9 +239,7 @@ pub fn resize<'a>(
     layout: ImageLayout,
 ) -> Result<Prepared<'a>> {
     const OP: &str = "Resize";
-    let s = dims_of(OP, "self", self_, layout, PIXELS)?;
-    let d = dims_of_mut(OP, "out", &out, layout, PIXELS)?;
-    check_same(OP, self_.dtype(), out.dtype(), s, d)?;
+    same_kind(OP, self_, &out, layout)?;
     let mode = interpolation as u32;
     let (mut p, dvpp) = start(OP, self_.storage.ctx)?;
     p.format = format(layout);
@@ -253,9 +258,7 @@ pub fn horizontal_flip<'a>(
     layout: ImageLayout,
 ) -> Result<Prepared<'a>> {
     const OP: &str = "HorizontalFlip";
-    let s = dims_of(OP, "self", self_, layout, PIXELS)?;
-    let d = dims_of_mut(OP, "out", &out, layout, PIXELS)?;
-    check_same(OP, self_.dtype(), out.dtype(), s, d)?;
+    let (s, d) = same_kind(OP, self_, &out, layout)?;
     if s != d {
         return Err(Error::invalid(format!(
             "acldvppHorizontalFlip: `out` is {d:?}, `self` {s:?}: they must be equal"
