@@ -213,3 +213,91 @@ fn a_file_the_decoder_cannot_take_is_refused_before_anything_is_queued_naming_it
         Ok(())
     });
 }
+
+/// Decodes one JPEG alone on the DVPP stream of the mock and brings its
+/// planar RGB pixels to the host.
+fn decode_to_host(ctx: &Context, jpeg: &[u8]) -> ascendcl::Result<(Vec<u8>, usize, usize)> {
+    let stream = Stream::new(ctx)?;
+    let h = JpegHeader::parse(jpeg)?;
+    let (h, w) = (h.height as usize, h.width as usize);
+    let bytes = DeviceBuffer::from_host(ctx, jpeg)?;
+    let mut decoded = DeviceBuffer::<u8>::zeroed(ctx, 3 * h * w)?;
+    dvpp::decode_jpeg(
+        &Tensor::new(&bytes, &[jpeg.len()])?,
+        3,
+        TensorMut::new(&mut decoded, &[3, h, w])?,
+        ImageLayout::Nchw,
+    )?
+    .launch(&stream, Workspace::none())?
+    .wait()?;
+    Ok((decoded.to_vec()?, h, w))
+}
+
+#[test]
+fn images_decoded_elsewhere_get_the_same_draws_and_the_same_batch_as_their_jpegs() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let images = samples();
+        let jpegs: Vec<&[u8]> = images.iter().map(|(_, b)| b.as_slice()).collect();
+        let decoded = jpegs
+            .iter()
+            .map(|j| decode_to_host(&ctx, j))
+            .collect::<ascendcl::Result<Vec<_>>>()?;
+        let host: Vec<dvpp::HostImage<'_>> = decoded
+            .iter()
+            .map(|(pixels, height, width)| dvpp::HostImage {
+                pixels,
+                height: *height,
+                width: *width,
+            })
+            .collect();
+        let mut from_jpegs = Pipeline::new(&ctx, config())?;
+        let mut from_pixels = Pipeline::new(&ctx, config())?;
+        let a = from_jpegs.load(&jpegs)?;
+        let b = from_pixels.load_decoded(&host)?;
+        assert_eq!(a.shape(), b.shape());
+        assert_eq!(a.augmentations(), b.augmentations());
+        let (a, b) = (a.images().to_vec()?, b.images().to_vec()?);
+        assert!(
+            a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+            "the pixels path differs from the decode path"
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn decoded_images_of_the_wrong_length_or_too_small_are_refused_before_anything_is_queued() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let mut pipeline = Pipeline::new(&ctx, config())?;
+        let calls_before = env.session.journal().len();
+        let good = vec![0u8; 3 * 8 * 10];
+        let short = vec![0u8; 3 * 8 * 10 - 1];
+        let image = |pixels, height, width| dvpp::HostImage {
+            pixels,
+            height,
+            width,
+        };
+        let e = pipeline
+            .load_decoded(&[image(&good, 8, 10), image(&short, 8, 10)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("image 1") && e.contains("239 bytes"), "{e}");
+        let e = pipeline
+            .load_decoded(&[image(&good[..3 * 3 * 10], 3, 10)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("image 0") && e.contains("6x4"), "{e}");
+        let e = pipeline.load_decoded(&[]).unwrap_err().to_string();
+        assert!(e.contains("empty batch"), "{e}");
+        let queued = env.session.journal()[calls_before..]
+            .iter()
+            .filter(|c| {
+                c.function().starts_with("acldvpp") || c.function().starts_with("aclrtMemcpy")
+            })
+            .count();
+        assert_eq!(queued, 0);
+        Ok(())
+    });
+}

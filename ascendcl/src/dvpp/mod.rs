@@ -57,7 +57,7 @@ mod random_crop;
 
 pub use jpeg_header::JpegHeader;
 pub use ops::{Crop, ImageDims, crop_and_resize, decode_jpeg, horizontal_flip, normalize, resize};
-pub use pipeline::{Batch, Pipeline, PipelineConfig};
+pub use pipeline::{Batch, HostImage, Pipeline, PipelineConfig};
 pub use random_crop::{RandomResizedCrop, SplitMix64};
 
 use ascendcl_sys::Dvpp;

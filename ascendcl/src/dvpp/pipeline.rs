@@ -56,6 +56,38 @@ impl PipelineConfig {
     }
 }
 
+/// An image decoded on the host, for [`Pipeline::load_decoded`]: planar
+/// RGB, `3 × height × width` bytes (all of R, then G, then B), as the
+/// decode writes it in [`ImageLayout::Nchw`].
+#[derive(Debug, Clone, Copy)]
+pub struct HostImage<'a> {
+    /// The pixels, `3 * height * width` bytes.
+    pub pixels: &'a [u8],
+    /// Rows.
+    pub height: usize,
+    /// Columns.
+    pub width: usize,
+}
+
+/// One image of a batch to load: its bytes in the staging and its size.
+struct Source<'a> {
+    bytes: &'a [u8],
+    height: usize,
+    width: usize,
+    /// A JPEG file to decode, else planar RGB pixels.
+    jpeg: bool,
+}
+
+/// The decode's smallest image, which crop-and-resize takes too.
+fn check_size(index: usize, height: usize, width: usize) -> Result<()> {
+    if width < 6 || height < 4 {
+        return Err(Error::invalid(format!(
+            "image {index} of the batch is {width}x{height} (width x height); the DVPP operators take 6x4 and up"
+        )));
+    }
+    Ok(())
+}
+
 /// A batch's device memory and its pinned staging: lent to a [`Batch`],
 /// back in the ring when the batch is dropped.
 struct Slot {
@@ -177,50 +209,86 @@ impl Pipeline {
     /// under 6x4 pixels) is an error naming its index, before anything is
     /// queued. Grey JPEGs come out with three equal channels.
     pub fn load(&mut self, jpegs: &[&[u8]]) -> Result<Batch> {
-        if jpegs.is_empty() {
-            return Err(Error::invalid("dvpp::Pipeline::load: an empty batch"));
-        }
-        let mut headers = Vec::with_capacity(jpegs.len());
+        let mut sources = Vec::with_capacity(jpegs.len());
         for (i, jpeg) in jpegs.iter().enumerate() {
             let h = JpegHeader::parse(jpeg)
                 .map_err(|e| Error::invalid(format!("image {i} of the batch: {e}")))?;
-            if h.width < 6 || h.height < 4 {
+            let (height, width) = (h.height as usize, h.width as usize);
+            check_size(i, height, width)?;
+            sources.push(Source {
+                bytes: jpeg,
+                height,
+                width,
+                jpeg: true,
+            });
+        }
+        self.load_sources(&sources)
+    }
+
+    /// Like [`load`](Pipeline::load) for images decoded elsewhere (on the
+    /// host, by any decoder): each is uploaded as it is and goes through the
+    /// same crop, flip and normalize, with the same draws of the seed as a
+    /// [`load`](Pipeline::load) of the same sizes would make.
+    ///
+    /// An image whose `pixels` are not `3 * height * width` bytes, or that is
+    /// under 6x4 pixels, is an error naming its index, before anything is
+    /// queued.
+    pub fn load_decoded(&mut self, images: &[HostImage<'_>]) -> Result<Batch> {
+        let mut sources = Vec::with_capacity(images.len());
+        for (i, image) in images.iter().enumerate() {
+            check_size(i, image.height, image.width)?;
+            if image.pixels.len() != 3 * image.height * image.width {
                 return Err(Error::invalid(format!(
-                    "image {i} of the batch is {}x{} (width x height); the DVPP decode takes 6x4 and up",
-                    h.width, h.height
+                    "image {i} of the batch holds {} bytes; a planar RGB {}x{} image (height x width) is 3 x {} x {} = {}",
+                    image.pixels.len(),
+                    image.height,
+                    image.width,
+                    image.height,
+                    image.width,
+                    3 * image.height * image.width
                 )));
             }
-            headers.push(h);
+            sources.push(Source {
+                bytes: image.pixels,
+                height: image.height,
+                width: image.width,
+                jpeg: false,
+            });
         }
-        let total: usize = jpegs.iter().map(|j| j.len()).sum();
-        let mut slot = self.take_slot(jpegs.len(), total)?;
+        self.load_sources(&sources)
+    }
+
+    fn load_sources(&mut self, sources: &[Source<'_>]) -> Result<Batch> {
+        if sources.is_empty() {
+            return Err(Error::invalid("dvpp::Pipeline::load: an empty batch"));
+        }
+        let total: usize = sources.iter().map(|s| s.bytes.len()).sum();
+        let mut slot = self.take_slot(sources.len(), total)?;
         // The slot's earlier uploads have run (take_slot): no wait here.
         slot.upload = None;
         let staging = slot.staging.as_mut_slice()?;
         let mut at = 0;
-        for jpeg in jpegs {
-            staging[at..at + jpeg.len()].copy_from_slice(jpeg);
-            at += jpeg.len();
+        for source in sources {
+            staging[at..at + source.bytes.len()].copy_from_slice(source.bytes);
+            at += source.bytes.len();
         }
-        let mut augmentations = Vec::with_capacity(jpegs.len());
+        let mut augmentations = Vec::with_capacity(sources.len());
         let mut last = None;
         let mut offset = 0;
-        for (i, (jpeg, header)) in jpegs.iter().zip(&headers).enumerate() {
-            let crop = self.config.crop.sample(
-                &mut self.rng,
-                header.height as usize,
-                header.width as usize,
-            );
+        for (i, source) in sources.iter().enumerate() {
+            let crop = self
+                .config
+                .crop
+                .sample(&mut self.rng, source.height, source.width);
             let flip = self.rng.uniform(0.0, 1.0) < self.config.flip_probability;
             augmentations.push((crop, flip));
-            last =
-                Some(self.queue_image(&mut slot, i, (offset, jpeg.len()), header, crop, flip)?);
-            offset += jpeg.len();
+            last = Some(self.queue_image(&mut slot, i, offset, source, crop, flip)?);
+            offset += source.bytes.len();
         }
         Ok(Batch {
             slot: Some(slot),
             ring: Arc::clone(&self.ring),
-            shape: [jpegs.len(), 3, self.config.height, self.config.width],
+            shape: [sources.len(), 3, self.config.height, self.config.width],
             augmentations,
             last,
         })
@@ -231,29 +299,34 @@ impl Pipeline {
         &self,
         slot: &mut Slot,
         index: usize,
-        (offset, len): (usize, usize),
-        header: &JpegHeader,
+        offset: usize,
+        source: &Source<'_>,
         crop: Crop,
         flip: bool,
     ) -> Result<Detached> {
         let (s, a) = (&self.stream, &self.allocator);
-        let (h, w) = (header.height as usize, header.width as usize);
+        let (h, w, len) = (source.height, source.width, source.bytes.len());
         let (oh, ow) = (self.config.height, self.config.width);
         let mut bytes = a.alloc::<u8>(s, len)?;
         slot.upload = Some(
             s.copy_host_to_device(&slot.staging.slice(offset..offset + len)?, &mut bytes)?
                 .detach(),
         );
-        let mut decoded = a.alloc::<u8>(s, 3 * h * w)?;
         let layout = ImageLayout::Nchw;
-        decode_jpeg(
-            &Tensor::new(&bytes, &[len])?,
-            3,
-            TensorMut::new(&mut decoded, &[3, h, w])?,
-            layout,
-        )?
-        .launch(s, Workspace::from_allocator(a))?
-        .detach();
+        let decoded = if source.jpeg {
+            let mut decoded = a.alloc::<u8>(s, 3 * h * w)?;
+            decode_jpeg(
+                &Tensor::new(&bytes, &[len])?,
+                3,
+                TensorMut::new(&mut decoded, &[3, h, w])?,
+                layout,
+            )?
+            .launch(s, Workspace::from_allocator(a))?
+            .detach();
+            decoded
+        } else {
+            bytes // already planar RGB
+        };
         let mut resized = a.alloc::<u8>(s, 3 * oh * ow)?;
         crop_and_resize(
             &Tensor::new(&decoded, &[3, h, w])?,
