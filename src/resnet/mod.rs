@@ -4,6 +4,7 @@
 
 mod graph_layers;
 pub mod graph_step;
+pub mod images;
 pub mod pass;
 pub mod trainer;
 
