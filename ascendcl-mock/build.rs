@@ -151,6 +151,7 @@ fn main() {
     // Shared with the mock: the shim writes the same JSON text.
     let mut shim_sources = c_sources(&csrc.join("record"), "");
     shim_sources.push(csrc.join("json_quote.c"));
+    shim_sources.push(csrc.join("launch_key.c"));
     let recorder = build.shared(
         "libascendcl_record.so",
         &shim_sources,

@@ -34,6 +34,7 @@ golden=(
     "train_mlp - -"
     "train_resnet - -"
     "train_data_parallel --mode,threads,--ranks,2 -"
+    "train_data_parallel --mode,processes,--ranks,2 - train_data_parallel-processes"
     "train_gpt - -"
     "train_mlp --graph - train_mlp-graph"
     "train_resnet --graph - train_resnet-graph"
@@ -41,8 +42,11 @@ golden=(
 # 05_allocator runs its device out of memory 4 GiB at a time, and its
 # expandable segments map 2 MiB pages: on a 4200 MiB device that is one block
 # (8.6k calls) instead of fifteen (127k calls). train_data_parallel: its
-# threads mode (HcclCommInitAll, one thread per rank) on 2 ranks; its
-# processes mode writes one trace per process, which the mock cannot replay.
+# threads mode (HcclCommInitAll, one thread per rank) on 2 ranks, and its
+# processes mode (root info, one process per rank): one trace per process,
+# NAME.jsonl for the first and NAME.processK.jsonl for the ranks it starts
+# (renamed from the shim's NAME.<pid>.jsonl, in the order of their launch
+# keys); on replay each process picks its own (docs/trace-format.md).
 
 wanted=("$@")
 build=$(mktemp)
@@ -84,7 +88,7 @@ for entry in "${golden[@]}"; do
     exe=$(exe_of "$example")
     [ -n "$exe" ] || { echo "error: no example named $example" >&2; exit 1; }
     trace="$traces/$name.jsonl"
-    rm -f "$trace"
+    rm -f "$trace" "$traces/$name".*.jsonl
     settings=(ASCENDCL_LIBRARY="$shim" ASCENDCL_RECORD_TARGET="$mock" ASCENDCL_RECORD_TRACE="$root/$trace"
         ASCENDCL_ACLNN_DIR="$faces" ASCENDCL_RECORD_ACLNN_DIR="$out_dir")
     [ "$extra" = - ] || settings+=("$extra")
@@ -92,9 +96,21 @@ for entry in "${golden[@]}"; do
         -u ASCENDCL_MOCK_DEVICE_COUNT -u ASCENDCL_MOCK_SOC_NAME -u ASCENDCL_MOCK_STREAM_DELAY_US \
         -u ASCENDCL_MOCK_HBM_BYTES -u ASCENDCL_RECORD_HCCL_TARGET "${settings[@]}" \
         "$exe" "${argv[@]}" >/dev/null 2>&1 || { echo "error: $example failed while recording" >&2; exit 1; }
-    # The header names the target; the build directory is nobody's business.
-    sed -i "1s#\"target\":\"[^\"]*\"#\"target\":\"ascendcl-mock (libascendcl.so)\"#" "$trace"
-    echo "$trace: $(($(wc -l <"$trace") - 1)) calls"
+    # The processes the example started: stable names, in launch-key order.
+    k=0
+    while IFS=$'\t' read -r _ file; do
+        [ -n "$file" ] || continue
+        mv "$file" "$traces/$name.process$k.jsonl"
+        k=$((k + 1))
+    done < <(for file in "$traces/$name".[0-9]*.jsonl; do
+        [ -e "$file" ] && printf '%s\t%s\n' "$(head -n 1 "$file" | grep -o '"launch":.*')" "$file"
+    done | sort)
+    for file in "$trace" "$traces/$name".process*.jsonl; do
+        [ -e "$file" ] || continue
+        # The header names the target; the build directory is nobody's business.
+        sed -i "1s#\"target\":\"[^\"]*\"#\"target\":\"ascendcl-mock (libascendcl.so)\"#" "$file"
+        echo "$file: $(($(wc -l <"$file") - 1)) calls"
+    done
 done
 mv "$new_manifest" "$manifest"
 
@@ -110,7 +126,24 @@ awk '!done && /"fn":"aclnnReluGetWorkspaceSize"/ { done = 1; next } { print }' "
 cmp -s "$shape.orig" "$shape" && { echo "error: no [64,16] tensor in $base to change" >&2; exit 1; }
 cmp -s "$shape.orig" "$removed" && { echo "error: no aclnnReluGetWorkspaceSize in $base to remove" >&2; exit 1; }
 rm -f "$shape.orig"
+# The processes set, edited in rank 1's trace only (the others link to the
+# golden ones): its first HcclAllReduce's count grows by one.
+set_name=train_data_parallel-processes
+edited_set="$traces/edited/$set_name"
+rm -f "$edited_set".jsonl "$edited_set".*.jsonl
+ln -s "../$set_name.jsonl" "$edited_set.jsonl"
+ln -s "../$set_name.process0.jsonl" "$edited_set.process0.jsonl"
+head -n 400 "$traces/$set_name.process1.jsonl" | awk '
+    !done && /"fn":"HcclAllReduce"/ && match($0, /"count":[0-9]+/) {
+        n = substr($0, RSTART + 8, RLENGTH - 8) + 1
+        $0 = substr($0, 1, RSTART - 1) "\"count\":" n substr($0, RSTART + RLENGTH)
+        done = 1
+    }
+    { print }
+    END { if (!done) exit 1 }' >"$edited_set.process1.jsonl" ||
+    { echo "error: no HcclAllReduce in the first 400 lines of $set_name.process1.jsonl" >&2; exit 1; }
 {
+    printf '%s\t%s\t%s\t%s\n' "$edited_set.jsonl" train_data_parallel --mode,processes,--ranks,2 "different argument count"
     printf '%s\t%s\t%s\t%s\n' "$shape" train_mlp - "aclCreateTensor {\"view\":\"[64,17]\""
     printf '%s\t%s\t%s\t%s\n' "$shape" train_mlp - "different argument view"
     printf '%s\t%s\t%s\t%s\n' "$removed" train_mlp - "the program aclnnReluGetWorkspaceSize"

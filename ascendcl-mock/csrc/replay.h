@@ -80,6 +80,7 @@ typedef struct rp_state {
     int mode;  /* aclmockReplayMode */
     int state; /* enum rp_state_kind */
     bool from_env;
+    bool sibling; /* the trace is a sibling of the one named (replay_pick.c) */
     uint64_t gen; /* bumped by every load: threads re-bind */
     char *path;
     char *header; /* the header line, or NULL */
@@ -120,6 +121,9 @@ extern rp_state R;
 /* Loads `path` (mode strict or lenient) into R, replacing what was there;
  * false with R.error set on failure (R.state is then RP_ERROR). */
 bool replay_load_locked(const char *path, int mode);
+/* The trace of a multi-process recording this process replays, given the
+ * one named (replay_pick.c); malloc'd. NULL (with error) if two fit. */
+char *replay_pick_trace(const char *named, char *error, size_t cap);
 void replay_clear_locked(void);
 /* Device count, HBM and SoC name from the trace, applied to G. */
 void replay_apply_facts_locked(void);

@@ -227,12 +227,24 @@ void replay_reset_locked(void)
     if (!path || !*path) {
         return;
     }
-    if (!replay_load_locked(path, mode_from_env())) {
+    char why[sizeof(R.error)];
+    char *chosen = replay_pick_trace(path, why, sizeof(why));
+    bool loaded = chosen && replay_load_locked(chosen, mode_from_env());
+    if (!chosen) {
+        replay_clear_locked();
+        R.mode = mode_from_env();
+        R.path = strdup(path);
+        R.state = RP_ERROR;
+        snprintf(R.error, sizeof(R.error), "%s", why);
+    }
+    if (!loaded) {
         fprintf(stderr,
                 "aclmock: cannot replay ASCENDCL_MOCK_REPLAY=%s: %s\n"
                 "aclmock: every call fails with %d, and the process will exit with status %d\n",
                 path, R.error, ACLMOCK_ERROR_REPLAY_DIVERGED, ACLMOCK_REPLAY_FAILED_EXIT);
     }
+    R.sibling = chosen && strcmp(chosen, path) != 0;
+    free(chosen);
     R.from_env = true;
     R.order_timeout_ms = order_timeout_from_env();
     replay_apply_facts_locked();
@@ -286,6 +298,12 @@ __attribute__((destructor)) static void replay_report_at_exit(void)
     strbuf b = {0};
     status_json(&b);
     const char *report = getenv("ASCENDCL_MOCK_REPLAY_REPORT");
+    /* The other processes of a multi-process replay report beside it. */
+    char own_report[4200];
+    if (report && *report && R.sibling) {
+        snprintf(own_report, sizeof(own_report), "%s.%ld", report, (long)getpid());
+        report = own_report;
+    }
     FILE *f = report && *report ? fopen(report, "w") : NULL;
     if (f) {
         fprintf(f, "%s\n", b.s);

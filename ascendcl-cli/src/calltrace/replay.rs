@@ -14,9 +14,15 @@
 //! also when the command never loaded the mock (nothing was replayed), or
 //! ended before the mock could write its report. Otherwise it is the
 //! command's own status.
+//!
+//! A command of several processes (ranks it starts) recorded as one trace
+//! per process replays the same way: each process picks its own trace of
+//! the set (by the launch key in the headers, `docs/trace-format.md`) and
+//! reports beside the report (`REPORT.<pid>`); any of them failing makes
+//! the replay fail.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ascendcl_mock::{ReplayState, ReplayStatus};
@@ -121,8 +127,12 @@ pub fn run(args: &ReplayArgs) -> u8 {
         }
     };
     let text = std::fs::read_to_string(&report).ok();
+    let others = process_reports(&report);
     if args.report.is_none() {
         let _ = std::fs::remove_file(&report);
+        for (path, _) in &others {
+            let _ = std::fs::remove_file(path);
+        }
     }
     let replay = text.as_deref().map(ReplayStatus::parse);
     if args.json {
@@ -136,8 +146,86 @@ pub fn run(args: &ReplayArgs) -> u8 {
     }
     let replay = replay.and_then(Result::ok);
     let (code, message) = verdict(args.lenient, status, replay.as_ref());
+    let (code, message) = match others_verdict(args.lenient, &others) {
+        // Another process's divergence usually ends the main one early too:
+        // its failure comes first.
+        Some(Err(failed)) if code == EXIT_REPLAY_FAILED => (
+            code,
+            format!("{failed}\ntrace replay: and the main process: {message}"),
+        ),
+        Some(_) if code == EXIT_REPLAY_FAILED => (code, message),
+        Some(Err(failed)) => (EXIT_REPLAY_FAILED, failed),
+        Some(Ok(summary)) => (code, format!("{message}; {summary}")),
+        None => (code, message),
+    };
     eprintln!("trace replay: {message}");
     code
+}
+
+/// The reports the command's other processes wrote beside `report`
+/// (`REPORT.<pid>`), with their text, in pid order.
+fn process_reports(report: &Path) -> Vec<(PathBuf, String)> {
+    let (Some(dir), Some(name)) = (report.parent(), report.file_name()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}.", name.to_string_lossy());
+    let mut found: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let pid = file.strip_prefix(&prefix)?.parse().ok()?;
+            Some((pid, entry.path()))
+        })
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .filter_map(|(_, path)| Some((path.clone(), std::fs::read_to_string(&path).ok()?)))
+        .collect()
+}
+
+/// What the other processes' reports add: `None` when there are none or the
+/// replay is lenient; else a summary of them all complete, or the failure of
+/// the first that is not.
+fn others_verdict(lenient: bool, others: &[(PathBuf, String)]) -> Option<Result<String, String>> {
+    if lenient || others.is_empty() {
+        return None;
+    }
+    let mut calls = 0;
+    for (path, text) in others {
+        let process = path
+            .extension()
+            .map_or_else(String::new, |pid| pid.to_string_lossy().into_owned());
+        let failed = |why: String| {
+            Some(Err(format!(
+                "replay failed in process {process} (its report: {}): {why}",
+                path.display()
+            )))
+        };
+        match ReplayStatus::parse(text) {
+            Err(e) => return failed(format!("unreadable report: {e}")),
+            Ok(r) if r.state == ReplayState::Error => {
+                return failed(format!(
+                    "the trace could not be loaded: {}",
+                    r.error.as_deref().unwrap_or(&r.text)
+                ));
+            }
+            Ok(r) if !r.is_complete() => {
+                return failed(if r.text.is_empty() {
+                    format!("{} of {} calls matched", r.matched, r.calls)
+                } else {
+                    r.text.clone()
+                });
+            }
+            Ok(r) => calls += r.calls,
+        }
+    }
+    Some(Ok(format!(
+        "{} other processes replayed their own traces completely ({calls} calls)",
+        others.len()
+    )))
 }
 
 /// The exit status and the closing line, from the command's status and the

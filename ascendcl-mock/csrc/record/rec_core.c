@@ -4,6 +4,7 @@
  * texts, and the control API (aclrecord.h).
  */
 #include "rec.h"
+#include "launch_key.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -271,15 +272,17 @@ static bool open_trace_locked(bool truncate)
     json_quote(program, qprogram, sizeof(qprogram));
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
-    char header[9200];
-    int n = snprintf(header, sizeof(header),
-                     "{\"format\":\"ascendcl-trace\",\"version\":2,\"producer\":\"ascendcl-record\",\"target\":%s,"
-                     "\"pid\":%ld,\"program\":%s,\"started_unix_ms\":%lld}\n",
-                     qtarget, (long)getpid(), qprogram,
-                     (long long)wall.tv_sec * 1000LL + (long long)(wall.tv_nsec / 1000000L));
-    if (n > 0 && (size_t)n < sizeof(header)) {
-        write_all(header, (size_t)n);
-    }
+    jbuf header;
+    jb_init(&header);
+    jb_printf(&header,
+              "{\"format\":\"ascendcl-trace\",\"version\":2,\"producer\":\"ascendcl-record\",\"target\":%s,"
+              "\"pid\":%ld,\"program\":%s,\"started_unix_ms\":%lld,\"launch\":",
+              qtarget, (long)getpid(), qprogram,
+              (long long)wall.tv_sec * 1000LL + (long long)(wall.tv_nsec / 1000000L));
+    launch_key_json(&header);
+    jb_append(&header, "}\n", 2);
+    write_all(jb_str(&header), header.len);
+    jb_free(&header);
     if (from_env) {
         fprintf(stderr, "ascendcl-record: recording AscendCL calls to %s (target %s)\n", path, target);
     }
