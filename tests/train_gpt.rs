@@ -14,7 +14,7 @@ use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::prelude::*;
 use ascendcl::validate::{self, CompareOptions, Metric, Thresholds};
 use ascendcl_examples::gpt::forward::Consts;
-use ascendcl_examples::gpt::model::Gpt;
+use ascendcl_examples::gpt::model::{Gpt, Precision};
 use ascendcl_examples::gpt::reference::{self, Reference};
 use ascendcl_examples::gpt::{B, STEPS, parameters, step};
 
@@ -35,6 +35,8 @@ fn train(
         stream: &stream,
         alloc: &alloc,
         batch: B,
+        precision: Precision::F32,
+        loss_seed: None,
     };
     let consts = Consts::new(&gpt)?;
     let mut params = gpt.params(&reference.init)?;

@@ -15,6 +15,24 @@ CPU, float32, one thread; outside CI):
                      with '.' kept: compared by `ascendcl validate DIR DIR`
   final_loss.txt     the loss of batches[0] under the final parameters
 
+`--bf16` instead trains the same model in bf16 mixed precision, as
+`train_gpt --bf16` does: the forward under
+torch.autocast("cpu", dtype=torch.bfloat16), the backward from the loss
+scaled by torch.amp.GradScaler("cpu") (its defaults: scale 2**16, backoff
+0.5, growth 2 every 2000 steps), scaler.step(opt) and scaler.update(); fp32
+parameters and AdamW state. It writes under bf16/:
+
+  losses.txt         'step <k> loss <value> scale <s> next <s2>': the loss
+                     (an f32 value) of each step's autocast forward, the
+                     scale its backward used and the scale after update
+  overflow.txt       the same with an overflow injected at step OVERFLOW
+                     (wte.grad[0, 0] = inf after the backward): the step
+                     is skipped and the scale halved
+  gap.txt            the largest relative difference of losses.txt from the
+                     f32 run's losses.txt: how far bf16 rounding alone moves
+                     this model's losses (train_gpt's tolerance is derived
+                     from it)
+
 `--evaluate FILE` instead loads parameters from a safetensors file (what
 `train_gpt --save FILE` writes) and prints the loss of batches[0] under
 them, which must equal final_loss.txt (to f32 rounding).
@@ -132,6 +150,56 @@ def forward(p, idx, targets):
     return F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1))
 
 
+OVERFLOW = 3
+
+
+def train_bf16(inject=None):
+    """Lines of `losses.txt` for the bf16 mixed-precision run (an overflow
+    injected at step `inject`, 1-based, if given)."""
+    batches = corpus()
+    params = {n: t.clone().requires_grad_(True) for n, t in init().items()}
+    order = [params[n] for n, _ in parameters()]
+    opt = torch.optim.AdamW(order, lr=LR, betas=(0.9, 0.999), eps=1e-8, weight_decay=WD)
+    scaler = torch.amp.GradScaler("cpu")
+    lines, losses = [], []
+    for k in range(STEPS):
+        opt.zero_grad()
+        batch = batches[k]
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = forward(params, batch[:, :T], batch[:, 1:])
+        scaler.scale(loss).backward()
+        if inject == k + 1:
+            with torch.no_grad():
+                params["wte"].grad[0, 0] = float("inf")
+        used = scaler.get_scale()
+        scaler.step(opt)
+        scaler.update()
+        losses.append(loss.item())
+        lines.append(f"step {k + 1} loss {loss.item():.9g} scale {used:g} next {scaler.get_scale():g}")
+    return lines, losses
+
+
+def bf16_main():
+    torch.set_num_threads(1)
+    out = os.path.join(OUT, "bf16")
+    os.makedirs(out, exist_ok=True)
+    lines, losses = train_bf16()
+    with open(os.path.join(out, "losses.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    overflow, _ = train_bf16(OVERFLOW)
+    with open(os.path.join(out, "overflow.txt"), "w") as f:
+        f.write("\n".join(overflow) + "\n")
+    with open(os.path.join(OUT, "losses.txt")) as f:
+        fp32 = [float(line.split()[3]) for line in f if line.strip()]
+    gap = max(abs(a - b) / abs(b) for a, b in zip(losses, fp32))
+    with open(os.path.join(out, "gap.txt"), "w") as f:
+        f.write(f"{gap:.6g}\n")
+    print("\n".join(lines))
+    print(f"overflow at step {OVERFLOW}:")
+    print("\n".join(overflow))
+    print(f"largest relative difference from the f32 run: {gap:.6g}")
+
+
 def evaluate(path):
     from safetensors.torch import load_file
 
@@ -157,6 +225,8 @@ def main():
 
     if len(sys.argv) == 3 and sys.argv[1] == "--evaluate":
         return evaluate(sys.argv[2])
+    if len(sys.argv) == 2 and sys.argv[1] == "--bf16":
+        return bf16_main()
     torch.set_num_threads(1)
     os.makedirs(os.path.join(OUT, "grads"), exist_ok=True)
     weights = init()

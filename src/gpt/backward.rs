@@ -8,7 +8,8 @@ use ascendcl::ops::{
 use ascendcl::prelude::*;
 
 use super::forward::{BlockSaved, Consts, Normed, Saved, attention};
-use super::model::{Gpt, Params, m2, t2};
+use super::model::{Gpt, Params, Precision, m2, t2};
+use super::precision::Mat;
 use super::{C, FF, L, LNF_W, T, V, WPE, WTE, block, p};
 
 /// Gradients that become final together in the backward.
@@ -46,6 +47,12 @@ impl Gpt<'_> {
         outputs: usize,
     ) -> ascendcl::Result<Block<f32>> {
         self.weight_back(g, x, gw, gb, inputs, outputs)?;
+        if self.precision == Precision::Bf16 {
+            return self.mm_bf16(
+                Mat::new(g, self.rows(), outputs),
+                Mat::new(w, outputs, inputs),
+            );
+        }
         let mut gx = self.act(self.rows() * inputs)?;
         self.run(ops::mm(
             &t2(g, self.rows(), outputs)?,
@@ -66,12 +73,20 @@ impl Gpt<'_> {
         inputs: usize,
         outputs: usize,
     ) -> ascendcl::Result<()> {
-        self.run(ops::mm(
-            &t2(g, self.rows(), outputs)?.t()?,
-            &t2(x, self.rows(), inputs)?,
-            m2(gw, outputs, inputs)?,
-            CubeMath::KeepDtype,
-        ))?;
+        if self.precision == Precision::Bf16 {
+            self.mm_bf16_into(
+                Mat::new(g, self.rows(), outputs).t(),
+                Mat::new(x, self.rows(), inputs),
+                gw,
+            )?;
+        } else {
+            self.run(ops::mm(
+                &t2(g, self.rows(), outputs)?.t()?,
+                &t2(x, self.rows(), inputs)?,
+                m2(gw, outputs, inputs)?,
+                CubeMath::KeepDtype,
+            ))?;
+        }
         self.run(ops::reduce_sum(
             &t2(g, self.rows(), outputs)?,
             &[0],
@@ -118,6 +133,37 @@ impl Gpt<'_> {
             &t2(g, self.rows(), C)?,
             1.0f32,
         ))
+    }
+
+    /// FlashAttention's backward in f32: the gradients of `q`, `k`, `v`.
+    fn attention_back(
+        &self,
+        s: &BlockSaved,
+        g_y: &Block<f32>,
+        consts: &Consts,
+    ) -> ascendcl::Result<(Block<f32>, Block<f32>, Block<f32>)> {
+        let (mut dq, mut dk, mut dv) = (
+            self.act(self.rows() * C)?,
+            self.act(self.rows() * C)?,
+            self.act(self.rows() * C)?,
+        );
+        self.run(ops::flash_attention_score_grad(
+            &self.bsh(&s.q)?,
+            &self.bsh(&s.k)?,
+            &self.bsh(&s.v)?,
+            &self.bsh(g_y)?,
+            Some(&Tensor::new(&consts.mask, &[T, T])?),
+            AttentionSaved {
+                softmax_max: &Tensor::new(&s.softmax_max, &self.stats())?,
+                softmax_sum: &Tensor::new(&s.softmax_sum, &self.stats())?,
+                out: &self.bsh(&s.y)?,
+            },
+            &attention(),
+            self.bsh_mut(&mut dq)?,
+            self.bsh_mut(&mut dk)?,
+            self.bsh_mut(&mut dv)?,
+        ))?;
+        Ok((dq, dk, dv))
     }
 
     /// One block's backward from its output's gradient `gx`: the gradient
@@ -176,27 +222,16 @@ impl Gpt<'_> {
             C,
             C,
         )?;
-        let (mut dq, mut dk, mut dv) = (
-            self.act(self.rows() * C)?,
-            self.act(self.rows() * C)?,
-            self.act(self.rows() * C)?,
-        );
-        self.run(ops::flash_attention_score_grad(
-            &self.bsh(&s.q)?,
-            &self.bsh(&s.k)?,
-            &self.bsh(&s.v)?,
-            &self.bsh(&g_y)?,
-            Some(&Tensor::new(&consts.mask, &[T, T])?),
-            AttentionSaved {
-                softmax_max: &Tensor::new(&s.softmax_max, &self.stats())?,
-                softmax_sum: &Tensor::new(&s.softmax_sum, &self.stats())?,
-                out: &self.bsh(&s.y)?,
-            },
-            &attention(),
-            self.bsh_mut(&mut dq)?,
-            self.bsh_mut(&mut dk)?,
-            self.bsh_mut(&mut dv)?,
-        ))?;
+        let (dq, dk, dv) = if self.precision == Precision::Bf16 {
+            self.attention_back_bf16(
+                (&s.q, &s.k, &s.v, &s.y),
+                (&s.softmax_max, &s.softmax_sum),
+                &g_y,
+                consts,
+            )?
+        } else {
+            self.attention_back(s, &g_y, consts)?
+        };
         // q, k, v = ln1 @ Wᵀ + b: ln1's gradient sums the three.
         let mut g_ln1 = self.act(self.rows() * C)?;
         for (i, (d, wi)) in [(&dq, p::Q_W), (&dk, p::K_W), (&dv, p::V_W)]
@@ -205,6 +240,15 @@ impl Gpt<'_> {
         {
             let (head, tail) = grads.split_at_mut(base + wi + 1);
             self.weight_back(d, &s.ln1.out, &mut head[base + wi], &mut tail[0], C, C)?;
+            if self.precision == Precision::Bf16 {
+                let g = self.mm_bf16(Mat::new(d, self.rows(), C), Mat::new(w(wi), C, C))?;
+                if i == 0 {
+                    g_ln1 = g;
+                } else {
+                    self.accumulate(&mut g_ln1, &g)?;
+                }
+                continue;
+            }
             let beta = if i == 0 { 0.0f32 } else { 1.0f32 };
             self.run(ops::inplace_addmm(
                 m2(&mut g_ln1, self.rows(), C)?,
@@ -249,7 +293,7 @@ impl Gpt<'_> {
     ) -> ascendcl::Result<()> {
         let mut g_logp = self.act(self.rows() * V)?;
         self.run(ops::nll_loss_backward(
-            &Tensor::new(&consts.one, &[])?,
+            &Tensor::new(self.loss_seed.unwrap_or(&consts.one), &[])?,
             &t2(&s.logp, self.rows(), V)?,
             &Tensor::new(&s.targets, &[self.rows()])?,
             &Tensor::new(&consts.ones, &[V])?,
@@ -266,19 +310,32 @@ impl Gpt<'_> {
             m2(&mut g_logits, self.rows(), V)?,
         ))?;
         // logits = h @ wteᵀ: wte's gradient starts here, h's is g @ wte.
-        self.run(ops::mm(
-            &t2(&g_logits, self.rows(), V)?.t()?,
-            &t2(&s.ln_f.out, self.rows(), C)?,
-            m2(&mut ps.grads[WTE], V, C)?,
-            CubeMath::KeepDtype,
-        ))?;
-        let mut g_h = self.act(self.rows() * C)?;
-        self.run(ops::mm(
-            &t2(&g_logits, self.rows(), V)?,
-            &t2(&ps.values[WTE], V, C)?,
-            m2(&mut g_h, self.rows(), C)?,
-            CubeMath::KeepDtype,
-        ))?;
+        let g_h = if self.precision == Precision::Bf16 {
+            self.mm_bf16_into(
+                Mat::new(&g_logits, self.rows(), V).t(),
+                Mat::new(&s.ln_f.out, self.rows(), C),
+                &mut ps.grads[WTE],
+            )?;
+            self.mm_bf16(
+                Mat::new(&g_logits, self.rows(), V),
+                Mat::new(&ps.values[WTE], V, C),
+            )?
+        } else {
+            self.run(ops::mm(
+                &t2(&g_logits, self.rows(), V)?.t()?,
+                &t2(&s.ln_f.out, self.rows(), C)?,
+                m2(&mut ps.grads[WTE], V, C)?,
+                CubeMath::KeepDtype,
+            ))?;
+            let mut g_h = self.act(self.rows() * C)?;
+            self.run(ops::mm(
+                &t2(&g_logits, self.rows(), V)?,
+                &t2(&ps.values[WTE], V, C)?,
+                m2(&mut g_h, self.rows(), C)?,
+                CubeMath::KeepDtype,
+            ))?;
+            g_h
+        };
         let (head, tail) = ps.grads.split_at_mut(LNF_W + 1);
         let mut g_x = self.layer_norm_back(
             &g_h,

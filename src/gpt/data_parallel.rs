@@ -16,7 +16,7 @@ use ascendcl::ops::{self, TensorMut};
 use ascendcl::prelude::*;
 
 use super::forward::Consts;
-use super::model::Gpt;
+use super::model::{Gpt, Precision};
 use super::reference::Reference;
 use super::{B, STEPS, T};
 
@@ -53,6 +53,8 @@ pub fn train_rank(comm: &Communicator, reference: &Reference) -> ascendcl::Resul
         stream: &compute,
         alloc: &alloc,
         batch: B / ranks,
+        precision: Precision::F32,
+        loss_seed: None,
     };
     let consts = Consts::new(&gpt)?;
     let mut params = gpt.params(&reference.init)?;

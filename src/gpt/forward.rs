@@ -7,7 +7,8 @@ use ascendcl::ops::{
 };
 use ascendcl::prelude::*;
 
-use super::model::{Gpt, Params, m2, t2};
+use super::model::{Gpt, Params, Precision, m2, t2};
+use super::precision::Mat;
 use super::{C, EPS, FF, L, LNF_W, NH, T, V, WPE, WTE, block, p};
 
 /// Constants of every step: the causal mask, the position indices, the
@@ -131,6 +132,9 @@ impl Gpt<'_> {
         inputs: usize,
         outputs: usize,
     ) -> ascendcl::Result<Block<f32>> {
+        if self.precision == Precision::Bf16 {
+            return self.linear_bf16(x, w, b, inputs, outputs);
+        }
         let mut out = self.act(self.rows() * outputs)?;
         self.run(ops::addmm(
             &Tensor::new(b, &[outputs])?,
@@ -197,23 +201,33 @@ impl Gpt<'_> {
         let q = self.linear(&ln1.out, w(p::Q_W), w(p::Q_W + 1), C, C)?;
         let k = self.linear(&ln1.out, w(p::K_W), w(p::K_W + 1), C, C)?;
         let v = self.linear(&ln1.out, w(p::V_W), w(p::V_W + 1), C, C)?;
-        let (mut y, mut softmax_max, mut softmax_sum) = (
-            self.act(self.rows() * C)?,
+        // f32: the output is allocated first (the golden traces' order).
+        let f32_out = match self.precision {
+            Precision::F32 => Some(self.act(self.rows() * C)?),
+            Precision::Bf16 => None,
+        };
+        let (mut softmax_max, mut softmax_sum) = (
             self.act(self.stats().iter().product())?,
             self.act(self.stats().iter().product())?,
         );
-        self.run(ops::flash_attention_score(
-            &self.bsh(&q)?,
-            &self.bsh(&k)?,
-            &self.bsh(&v)?,
-            Some(&Tensor::new(&consts.mask, &[T, T])?),
-            &attention(),
-            AttentionStats {
-                softmax_max: TensorMut::new(&mut softmax_max, &self.stats())?,
-                softmax_sum: TensorMut::new(&mut softmax_sum, &self.stats())?,
-            },
-            self.bsh_mut(&mut y)?,
-        ))?;
+        let stats = AttentionStats {
+            softmax_max: TensorMut::new(&mut softmax_max, &self.stats())?,
+            softmax_sum: TensorMut::new(&mut softmax_sum, &self.stats())?,
+        };
+        let y = if let Some(mut y) = f32_out {
+            self.run(ops::flash_attention_score(
+                &self.bsh(&q)?,
+                &self.bsh(&k)?,
+                &self.bsh(&v)?,
+                Some(&Tensor::new(&consts.mask, &[T, T])?),
+                &attention(),
+                stats,
+                self.bsh_mut(&mut y)?,
+            ))?;
+            y
+        } else {
+            self.attention_bf16((&q, &k, &v), consts, stats)?
+        };
         let o = self.linear(&y, w(p::O_W), w(p::O_W + 1), C, C)?;
         let x1 = self.add(&x, &o)?;
         let ln2 = self.layer_norm(&x1, w(p::LN2_W), w(p::LN2_B))?;
@@ -272,13 +286,21 @@ impl Gpt<'_> {
         }
         let ln_f = self.layer_norm(&x, &ps.values[LNF_W], &ps.values[LNF_W + 1])?;
         // Tied output projection: logits = h @ wteᵀ.
-        let mut logits = self.act(self.rows() * V)?;
-        self.run(ops::mm(
-            &t2(&ln_f.out, self.rows(), C)?,
-            &t2(&ps.values[WTE], V, C)?.t()?,
-            m2(&mut logits, self.rows(), V)?,
-            CubeMath::KeepDtype,
-        ))?;
+        let logits = if self.precision == Precision::Bf16 {
+            self.mm_bf16(
+                Mat::new(&ln_f.out, self.rows(), C),
+                Mat::new(&ps.values[WTE], V, C).t(),
+            )?
+        } else {
+            let mut logits = self.act(self.rows() * V)?;
+            self.run(ops::mm(
+                &t2(&ln_f.out, self.rows(), C)?,
+                &t2(&ps.values[WTE], V, C)?.t()?,
+                m2(&mut logits, self.rows(), V)?,
+                CubeMath::KeepDtype,
+            ))?;
+            logits
+        };
         let mut logp = self.act(self.rows() * V)?;
         self.run(ops::log_softmax(
             &t2(&logits, self.rows(), V)?,

@@ -6,7 +6,10 @@
 pub mod backward;
 pub mod data_parallel;
 pub mod forward;
+pub mod grad_scaler;
+pub mod mixed;
 pub mod model;
+pub mod precision;
 pub mod reference;
 pub mod step;
 

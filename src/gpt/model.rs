@@ -37,6 +37,25 @@ pub struct Gpt<'a> {
     /// Sequences per forward and backward (`B`, or `B / K` when `K`
     /// micro-batches accumulate one step's gradients).
     pub batch: usize,
+    /// The matrix products' precision ([`Precision`]).
+    pub precision: Precision,
+    /// dLoss/dLoss for the backward: 1 (`Consts::one`) when `None`, the loss
+    /// scale of mixed precision ([`super::grad_scaler::GradScaler::seed`]).
+    pub loss_seed: Option<&'a Block<f32>>,
+}
+
+/// Where a [`Gpt`]'s matrix products compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// Everything in f32.
+    #[default]
+    F32,
+    /// bf16 mixed precision, as PyTorch's CPU autocast runs this model: the
+    /// matrix products (linear layers, attention, the output projection)
+    /// take bf16 inputs and give bf16 results, used in f32 from there;
+    /// embeddings, LayerNorms, GELU, residuals, the loss, the weights and
+    /// the optimizer stay f32 ([`super::precision`]).
+    Bf16,
 }
 
 impl Gpt<'_> {

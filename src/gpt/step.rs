@@ -7,7 +7,7 @@ use ascendcl::prelude::*;
 
 use super::T;
 use super::forward::Consts;
-use super::model::{Gpt, Params};
+use super::model::{Gpt, Params, Precision};
 
 /// Forward and backward of the sequences of `inputs`/`targets` (`T` tokens
 /// each) in `micro` micro-batches of equally many sequences: leaves
@@ -36,6 +36,8 @@ pub fn gradients(
         stream,
         alloc,
         batch: sequences / micro,
+        precision: Precision::F32,
+        loss_seed: None,
     };
     let tokens = gpt.rows();
     if micro == 1 {
