@@ -158,6 +158,7 @@ mod context;
 mod copy;
 mod deferred;
 mod device;
+mod device_limits;
 pub mod dvpp;
 pub mod error;
 mod event;
@@ -191,6 +192,7 @@ pub use backend::Backend;
 pub use context::{Context, CurrentContext, forget_current_context};
 pub use deferred::take_deferred_errors;
 pub use device::{Device, MemoryInfo, Utilization};
+pub use device_limits::{CoreKind, DeviceStatus, StreamPriorityRange};
 pub use error::{AclError, Category, Error, Result};
 pub use event::{Event, EventFlags};
 pub use memory::{
