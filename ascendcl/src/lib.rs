@@ -181,6 +181,7 @@ mod stream;
 pub mod tensor_file;
 mod tracker;
 pub mod validate;
+mod value;
 mod verified_names;
 pub mod vmm;
 #[cfg(feature = "safetensors")]
@@ -202,6 +203,7 @@ pub use memory::{
 pub use pending::{Detached, Pending};
 pub use runtime::{RunMode, Runtime};
 pub use stream::{Stream, StreamFlags};
+pub use value::{ValueCondition, ValueWord};
 
 /// The types and traits most programs need.
 pub mod prelude {
