@@ -97,10 +97,8 @@ fn work_queued_after_a_wait_is_ordered_after_the_writers_earlier_work() {
     assert_eq!(t.memcpy_async(host, 4, data, 4, D2H, a), OK);
     assert_eq!(t.sync_stream(a), OK);
     // SAFETY: 4 bytes of pinned memory the synchronized copy wrote.
-    assert_eq!(
-        unsafe { std::slice::from_raw_parts(host as *const u8, 4) },
-        [9; 4]
-    );
+    let copied = unsafe { std::slice::from_raw_parts(host as *const u8, 4) };
+    assert_eq!(copied, [9; 4]);
     assert_eq!(t.sync_stream(b), OK);
     for s in [a, b] {
         assert_eq!(t.destroy_stream(s), OK);
@@ -227,16 +225,12 @@ fn value_calls_need_a_context_and_a_stream_of_it() {
     let default = t.current_context().unwrap();
     let mut other: aclrtContext = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(
-        unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap();
+    assert_eq!(rc, OK);
     let s = t.create_stream().unwrap();
     // SAFETY: a live context.
-    assert_eq!(
-        unsafe { t.lib.aclrtSetCurrentContext(default) }.unwrap(),
-        OK
-    );
+    let rc = unsafe { t.lib.aclrtSetCurrentContext(default) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(write(&t, p, 1, 0, s), ACL_ERROR_RT_STREAM_CONTEXT);
     assert_eq!(wait(&t, p, 1, 0, s), ACL_ERROR_RT_STREAM_CONTEXT);
     // SAFETY: live handles, destroyed with their context current.
