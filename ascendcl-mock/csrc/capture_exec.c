@@ -143,6 +143,8 @@ static const char *task_name(task_kind k)
     case TASK_HOSTFN: return "host_func";
     case TASK_CALLBACK: return "callback";
     case TASK_COMPUTE: return "kernel";
+    case TASK_VALUE_WRITE: return "value_write";
+    case TASK_VALUE_WAIT: return "value_wait";
     }
     return "?";
 }
@@ -198,6 +200,10 @@ static bool task_touches(const mock_task *t, uintptr_t lo, uintptr_t hi)
     }
     case TASK_COMPUTE:
         return compute_task_touches(t, lo, hi);
+    case TASK_VALUE_WRITE:
+    case TASK_VALUE_WAIT:
+        a = (uintptr_t)t->u.value.addr;
+        return a < hi && a + sizeof(uint64_t) > lo;
     default:
         return false;
     }

@@ -43,6 +43,11 @@ void device_release_ref(int32_t id, bool force)
         d->refcount--;
         G.live[ACLMOCK_RES_DEVICE_REF]--;
     }
+    if (d->refcount == 0) {
+        /* the runtime's Device object and its limits go with the last
+         * reference (raw_device_res.cc:47-64 sets them again on the next) */
+        d->res_limited[0] = d->res_limited[1] = false;
+    }
     if (d->refcount == 0 && d->default_ctx) {
         mock_ctx *ctx = d->default_ctx;
         d->default_ctx = NULL;

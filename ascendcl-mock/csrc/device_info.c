@@ -15,10 +15,9 @@
  * (api_error.cc:2577-2580, 2609-2612). */
 #define RT_MAX_DEV_NUM 64
 
-/* Ascend910B1 figures the mock reports (the driver's answer on a card). */
+/* Ascend910B1 figures the mock reports (the driver's answer on a card; the
+ * core counts are in mock.h). */
 #define MOCK_AICPU_CORES 6
-#define MOCK_AI_CORES 24
-#define MOCK_VECTOR_CORES 48
 #define MOCK_L2_BYTES (192LL * 1024 * 1024)
 
 static aclError invalid_device(int64_t id)

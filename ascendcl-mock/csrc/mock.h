@@ -43,6 +43,10 @@
 #define MOCK_PAGE 4096ULL
 #define MOCK_DEFAULT_HBM (62423ULL * MOCK_MIB)
 #define MOCK_STREAMS_PER_DEVICE 1984
+/* Cores of the Ascend910B1 the mock emulates (the driver's answer on a card,
+ * docs/mock-conformance.md): AI (cube) cores and vector cores. */
+#define MOCK_AI_CORES 24
+#define MOCK_VECTOR_CORES 48
 #define MOCK_MAX_DELAY_US 1000000ULL /* ASCENDCL_MOCK_STREAM_DELAY_US: at most 1 s per operation */
 #define MOCK_EVENTS_PER_DEVICE 65536
 
@@ -103,7 +107,9 @@ typedef enum task_kind {
     TASK_WAIT,
     TASK_HOSTFN,
     TASK_CALLBACK,
-    TASK_COMPUTE /* an operator kernel (ext_ops.c) */
+    TASK_COMPUTE, /* an operator kernel (ext_ops.c) */
+    TASK_VALUE_WRITE, /* aclrtValueWrite (value.c) */
+    TASK_VALUE_WAIT   /* aclrtValueWait (value.c) */
 } task_kind;
 
 typedef struct mock_event mock_event;
@@ -134,6 +140,12 @@ typedef struct mock_task {
             size_t count;
             uint64_t fp;
         } set;
+        struct {
+            void *addr; /* the 64-bit word */
+            uint64_t value;
+            uint32_t flag; /* the wait's ACL_STREAM_WAIT_VALUE_* condition */
+            uint64_t fp;
+        } value;
         struct {
             mock_event *ev;
             uint64_t gen;
@@ -247,6 +259,11 @@ typedef struct mock_device {
     mock_ctx *default_ctx;
     uint32_t nstreams, nevents;
     uint64_t peers; /* bit p: aclrtDeviceEnablePeerAccess(p) from this device */
+    /* aclrtSetDeviceResLimit: cores of each aclrtDevResLimitType this process
+     * may use while the device is set; dropped with the last reset
+     * (device_res.c) */
+    uint32_t res_limit[2];
+    bool res_limited[2];
     extent_alloc heap; /* HBM arena: aclrtMalloc and aclrtMallocPhysical */
     extent_alloc vspace; /* VMM window: reservations */
     uintptr_t mwin, vwin; /* aligned bases of the PROT_NONE windows */
@@ -488,6 +505,9 @@ mock_stream *stream_arg(const void *handle);
 /* As stream_arg, for calls that queue work: also fails (107002/107003) when
  * there is no current context or the stream belongs to another context. */
 mock_stream *stream_in_ctx(const void *handle);
+/* Worker side of aclrtValueWrite / aclrtValueWait (value.c), lock held. */
+void value_task_write(mock_stream *s, mock_task *t);
+void value_task_wait(mock_stream *s, mock_task *t);
 aclError stream_enqueue(mock_stream *s, mock_task *t); /* takes ownership */
 /* Waits until the stream completed task `seq`; false on timeout. */
 bool stream_wait_seq(mock_stream *s, uint64_t seq, uint64_t deadline_ns);

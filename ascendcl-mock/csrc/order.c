@@ -27,6 +27,7 @@ typedef struct acc_rec {
     int fn;          /* the call */
     bool write;
     bool free;       /* the host freeing the extent (a write) */
+    bool value;      /* aclrtValueWrite/aclrtValueWait: never races another */
 } acc_rec;
 
 struct acc_log {
@@ -218,7 +219,8 @@ static int log_access(acc_log **plog, char tag, uint64_t xid, bool pinned, const
         const acc_rec *r = &lg->v[i];
         bool ordered = r->ord == me->ord || vc_get(vc, r->ord) >= r->clk;
         bool overlap = r->lo < me->hi && me->lo < r->hi;
-        if (!ordered && overlap && (r->write || me->write) && reported < 0) {
+        bool sync = r->value && me->value;
+        if (!ordered && overlap && (r->write || me->write) && !sync && reported < 0) {
             reported = report(me, r, tag, xid, pinned);
         }
         bool covered = ordered && r->lo >= me->lo && r->hi <= me->hi && (me->write || !r->write);
@@ -264,12 +266,12 @@ static const vclock *tick(mock_stream *s, acc_rec *me)
     return &s->vc;
 }
 
-int order_access(mock_stream *s, const void *p, size_t n, bool write, int fn)
+static int access_as(mock_stream *s, const void *p, size_t n, bool write, int fn, bool value)
 {
     uintptr_t a = (uintptr_t)p;
     int dev = -1;
     bool vmm = false;
-    acc_rec me = {.write = write, .fn = fn, .dev = -1};
+    acc_rec me = {.write = write, .fn = fn, .dev = -1, .value = value};
     if (!mem_window(a, &dev, &vmm)) {
         mock_host *h = host_find(a, true);
         if (!h) {
@@ -314,6 +316,59 @@ int order_access(mock_stream *s, const void *p, size_t n, bool write, int fn)
     return reported;
 }
 
+int order_access(mock_stream *s, const void *p, size_t n, bool write, int fn)
+{
+    return access_as(s, p, n, write, fn, false);
+}
+
+/* The words value writes were queued to, with the writer's clock after the
+ * latest one; the oldest is forgotten when full (a later wait then misses
+ * an ordering: the model may report a race it could have seen past, which
+ * only a program with more than VALUE_SYNC_MAX live value words can meet). */
+#define VALUE_SYNC_MAX 64
+
+typedef struct value_sync {
+    uintptr_t addr;
+    vclock vc;
+} value_sync;
+
+static value_sync syncs[VALUE_SYNC_MAX];
+static uint32_t nsyncs;
+
+static value_sync *sync_find(uintptr_t a)
+{
+    for (uint32_t i = 0; i < nsyncs; i++) {
+        if (syncs[i].addr == a) {
+            return &syncs[i];
+        }
+    }
+    return NULL;
+}
+
+int order_value_access(mock_stream *s, const void *p, bool write, int fn)
+{
+    int reported = access_as(s, p, sizeof(uint64_t), write, fn, true);
+    uintptr_t a = (uintptr_t)p;
+    value_sync *v = sync_find(a);
+    if (!write) {
+        if (v) {
+            vc_join(&s->vc, &v->vc);
+        }
+        return reported;
+    }
+    if (!v) {
+        if (nsyncs == VALUE_SYNC_MAX) {
+            vc_free(&syncs[0].vc);
+            memmove(&syncs[0], &syncs[1], (VALUE_SYNC_MAX - 1) * sizeof(syncs[0]));
+            syncs[--nsyncs] = (value_sync){0};
+        }
+        v = &syncs[nsyncs++];
+        v->addr = a;
+    }
+    vc_copy(&v->vc, &s->vc);
+    return reported;
+}
+
 int order_free(acc_log **log, char tag, uint64_t id, uint64_t size)
 {
     int reported = -1;
@@ -348,6 +403,10 @@ void order_obj_free(mock_obj *o)
 
 void order_reset_locked(void)
 {
+    for (uint32_t i = 0; i < nsyncs; i++) {
+        vc_free(&syncs[i].vc);
+    }
+    nsyncs = 0;
     vc_free(&G.host_vc);
     G.host_ver = 0;
     G.next_ord = 0;

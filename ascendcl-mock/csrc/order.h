@@ -76,6 +76,13 @@ void order_stream_init(struct mock_stream *s);
 /* Called by stream_enqueue for every task: brings the host's knowledge into
  * the stream, and snapshots the stream for host callbacks. */
 void order_enqueue(struct mock_stream *s, struct mock_task *t);
+/* aclrtValueWrite / aclrtValueWait of the 64-bit word at p (value.c): an
+ * access like order_access, except that two value accesses never race (they
+ * are how streams synchronize through the word); then a write leaves its
+ * stream's clock on the word, and a wait joins the clock of the latest write
+ * to it queued before the wait, as an event record and wait would. Returns
+ * the misuse kind reported, or -1. */
+int order_value_access(struct mock_stream *s, const void *p, bool write, int fn);
 /* The host now knows that everything `c` covers has finished. */
 void order_host_learn(const vclock *c);
 /* A host function or callback task of `s` is about to run: the host learns

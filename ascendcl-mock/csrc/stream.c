@@ -150,6 +150,10 @@ static void task_execute(mock_stream *s, mock_task *t)
         t->u.ev.ev->recorded = false;
         break;
     case TASK_WAIT:
+    case TASK_VALUE_WAIT: /* waited for before the delay (worker_main) */
+        break;
+    case TASK_VALUE_WRITE:
+        value_task_write(s, t);
         break;
     case TASK_HOSTFN:
         order_callback_enter(s, order_callback_start(s, t));
@@ -193,6 +197,8 @@ static void *worker_main(void *arg)
         if (!discarding(s)) {
             if (t->kind == TASK_WAIT) {
                 wait_for_event(s, t);
+            } else if (t->kind == TASK_VALUE_WAIT) {
+                value_task_wait(s, t);
             }
             uint64_t delay = G.delay_us;
             if (delay) {

@@ -37,3 +37,26 @@ fn a_scatter_into_a_1_byte_receive_buffer_works_as_on_a_card_and_is_counted_as_m
         "{log}"
     );
 }
+
+/// Past the padding the access is refused as before (arena.c): 17 floats
+/// (68 bytes) do not fit the 64 bytes a card gives a 1-byte allocation.
+#[test]
+fn a_scatter_past_the_padding_of_the_receive_buffer_is_refused() {
+    let t = fresh(5000, 5000);
+    let got = ranks(&t, 2, |r| {
+        let send = r.upload(&[0u8; 2 * 17 * 4]);
+        let recv = t.malloc(1, 0).expect("1 byte of device memory");
+        // SAFETY: the mock refuses the receive span before anything is queued.
+        let rc = unsafe { f::<Scatter>("HcclScatter")(send, recv, 17, FP32, 0, r.comm, r.stream) };
+        r.free(send);
+        r.free(recv);
+        rc
+    });
+    assert!(got.iter().all(|&rc| rc != SUCCESS), "{got:?}");
+    assert_eq!(t.s.misuse(Misuse::OutOfBounds), 2, "{}", t.s.misuse_log());
+    assert!(
+        t.s.misuse_log().contains("goes past the end"),
+        "{}",
+        t.s.misuse_log()
+    );
+}

@@ -135,6 +135,16 @@ acl_functions! {
     fn aclrtSynchronizeDevice() -> aclError;
     /// Waits for all work on the current device, at most `timeout` ms (-1: forever).
     fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
+    /// Whether a device is healthy (`ACL_RT_DEVICE_STATUS_NORMAL`) or not.
+    fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut aclrtDeviceStatus) -> aclError;
+    /// The least (numerically largest) and greatest stream priority; either pointer may be null.
+    fn aclrtDeviceGetStreamPriorityRange(leastPriority: *mut i32, greatestPriority: *mut i32) -> aclError;
+    /// How many cores of a kind this process may use on a device it has set.
+    fn aclrtGetDeviceResLimit(deviceId: i32, type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
+    /// Limits this process to `value` cores of a kind (at most the device's total).
+    fn aclrtSetDeviceResLimit(deviceId: i32, type_: aclrtDevResLimitType, value: u32) -> aclError;
+    /// Restores the device's totals as this process's core limits.
+    fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError;
     /// One numeric fact about a device (cores, memory, topology).
     fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
     /// Whether a device supports a feature (1) or not (0).
@@ -308,6 +318,10 @@ acl_functions! {
     fn aclrtMemsetAsync(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize, stream: aclrtStream) -> aclError;
     /// Free and total bytes of a kind of memory of the current device.
     fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+    /// Queues storing `value` into the 64-bit device word at `devAddr` (`flag` must be 0).
+    fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
+    /// Queues holding the stream until the device word meets condition `flag` (`ACL_STREAM_WAIT_VALUE_*`).
+    fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
 
     // ---------------------------------------------------------- virtual memory
     /// The page size physical allocations and mappings must be multiples of.

@@ -444,6 +444,12 @@ impl QueuedAt {
         self.lane.wait(self.position)
     }
 
+    /// Whether the launch has finished, recording a tail event if none
+    /// covers it (see [`Lane::is_complete`]).
+    pub(crate) fn is_complete(&self) -> Result<bool> {
+        self.lane.is_complete(self.position)
+    }
+
     /// Whether the launch is proven finished without recording anything.
     pub(crate) fn is_known_complete(&self) -> bool {
         self.lane.is_known_complete(self.position)

@@ -158,6 +158,7 @@ mod context;
 mod copy;
 mod deferred;
 mod device;
+mod device_limits;
 pub mod dvpp;
 pub mod error;
 mod event;
@@ -180,6 +181,7 @@ mod stream;
 pub mod tensor_file;
 mod tracker;
 pub mod validate;
+mod value;
 mod verified_names;
 pub mod vmm;
 #[cfg(feature = "safetensors")]
@@ -191,6 +193,7 @@ pub use backend::Backend;
 pub use context::{Context, CurrentContext, forget_current_context};
 pub use deferred::take_deferred_errors;
 pub use device::{Device, MemoryInfo, Utilization};
+pub use device_limits::{CoreKind, DeviceStatus, StreamPriorityRange};
 pub use error::{AclError, Category, Error, Result};
 pub use event::{Event, EventFlags};
 pub use memory::{
@@ -200,6 +203,7 @@ pub use memory::{
 pub use pending::{Detached, Pending};
 pub use runtime::{RunMode, Runtime};
 pub use stream::{Stream, StreamFlags};
+pub use value::{ValueCondition, ValueWord};
 
 /// The types and traits most programs need.
 pub mod prelude {

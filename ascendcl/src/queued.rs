@@ -111,6 +111,12 @@ impl Detached {
     }
 }
 
+/// The handle of work just queued on `stream` at `at`, for operations whose
+/// guard borrows nothing (their memory's tracker remembers the work).
+pub(crate) fn detached(stream: &Stream, at: &QueuedAt) -> Detached {
+    Queued::new(stream, at).take_detached()
+}
+
 /// A queued operation seen from its guard: the stream is borrowed, so its
 /// lane is alive and the position is enough to wait for exactly this work.
 pub(crate) struct Queued<'a> {

@@ -128,6 +128,30 @@ REC_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t valu
     return REC_END(rc);
 }
 
+REC_EXPORT aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+    REC_BEGIN(aclrtValueWrite);
+    ra_ptr(&c, "devAddr", devAddr);
+    ra_u64(&c, "value", value);
+    ra_u64(&c, "flag", flag);
+    ra_stream(&c, "stream", stream);
+    aclError rc;
+    REC_INVOKE(rc, devAddr, value, flag, stream);
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+    REC_BEGIN(aclrtValueWait);
+    ra_ptr(&c, "devAddr", devAddr);
+    ra_u64(&c, "value", value);
+    ra_u64(&c, "flag", flag);
+    ra_stream(&c, "stream", stream);
+    aclError rc;
+    REC_INVOKE(rc, devAddr, value, flag, stream);
+    return REC_END(rc);
+}
+
 REC_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, size_t *total)
 {
     REC_BEGIN(aclrtGetMemInfo);

@@ -1,6 +1,6 @@
 /*
  * rec_api_rt.c: recording wrappers of the runtime settings and facts:
- * device info, capability, utilization, overflow mode, peer access, op
+ * device status, stream priority range, core limits, device info, capability, utilization, overflow mode, peer access, op
  * timeouts, the exception callback and its getters, the current context's
  * default stream and options, a stream's failure mode and overflow switch,
  * event timestamps. Keys are the mock's (csrc/rt_settings.c,
@@ -45,6 +45,65 @@ REC_EXPORT aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtiliza
     if (rc == ACL_SUCCESS && utilizationInfo) {
         ro_i64(&c, "cube", utilizationInfo->cubeUtilization);
     }
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
+{
+    REC_BEGIN(aclrtQueryDeviceStatus);
+    ra_i64(&c, "deviceId", deviceId);
+    aclError rc;
+    REC_INVOKE(rc, deviceId, deviceStatus);
+    if (rc == ACL_SUCCESS && deviceStatus) {
+        ro_i64(&c, "deviceStatus", (int64_t)*deviceStatus);
+    }
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)
+{
+    REC_BEGIN(aclrtDeviceGetStreamPriorityRange);
+    aclError rc;
+    REC_INVOKE(rc, leastPriority, greatestPriority);
+    if (rc == ACL_SUCCESS && leastPriority) {
+        ro_i64(&c, "leastPriority", *leastPriority);
+    }
+    if (rc == ACL_SUCCESS && greatestPriority) {
+        ro_i64(&c, "greatestPriority", *greatestPriority);
+    }
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value)
+{
+    REC_BEGIN(aclrtGetDeviceResLimit);
+    ra_i64(&c, "deviceId", deviceId);
+    ra_i64(&c, "type", (int64_t)type);
+    aclError rc;
+    REC_INVOKE(rc, deviceId, type, value);
+    if (rc == ACL_SUCCESS && value) {
+        ro_u64(&c, "value", *value);
+    }
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value)
+{
+    REC_BEGIN(aclrtSetDeviceResLimit);
+    ra_i64(&c, "deviceId", deviceId);
+    ra_i64(&c, "type", (int64_t)type);
+    ra_u64(&c, "value", value);
+    aclError rc;
+    REC_INVOKE(rc, deviceId, type, value);
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtResetDeviceResLimit(int32_t deviceId)
+{
+    REC_BEGIN(aclrtResetDeviceResLimit);
+    ra_i64(&c, "deviceId", deviceId);
+    aclError rc;
+    REC_INVOKE(rc, deviceId);
     return REC_END(rc);
 }
 

@@ -79,6 +79,14 @@ typedef enum aclrtLastErrLevel {
 #define ACL_STREAM_CPU_SCHEDULE    0x00000010U
 #define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
 
+/* Conditions of aclrtValueWait on the 64-bit word it watches: the signed
+ * difference word - value is >= 0, word == value, word & value is non-zero,
+ * ~(word | value) is non-zero. */
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
+#define ACL_STREAM_WAIT_VALUE_EQ  0x00000001U
+#define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
 /* Deprecated status of aclrtQueryEvent: note COMPLETE is 0 here ... */
 typedef enum aclrtEventStatus {
     ACL_EVENT_STATUS_COMPLETE = 0,
@@ -131,6 +139,20 @@ typedef struct rtExceptionInfo aclrtExceptionInfo;
 typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
 
 /* ------------------------------------------------------------------- devices */
+
+/* Health of a device as aclrtQueryDeviceStatus reports it. */
+typedef enum aclrtDeviceStatus {
+    ACL_RT_DEVICE_STATUS_NORMAL = 0,
+    ACL_RT_DEVICE_STATUS_ABNORMAL,
+    ACL_RT_DEVICE_STATUS_END = 0xFFFF,
+} aclrtDeviceStatus;
+
+/* Kinds of cores a process can be limited to a number of
+ * (aclrtSetDeviceResLimit and friends). */
+typedef enum {
+    ACL_RT_DEV_RES_CUBE_CORE = 0,
+    ACL_RT_DEV_RES_VECTOR_CORE,
+} aclrtDevResLimitType;
 
 /* Reserved extension of aclrtUtilizationInfo; must be NULL. */
 typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
@@ -354,6 +376,16 @@ aclError aclrtGetDevice(int32_t *deviceId);
 aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtSynchronizeDevice(void);
 aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+/* Whether a device is healthy; needs no aclrtSetDevice. */
+aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
+/* The numeric range of stream priorities (lower number: served first); either
+ * output may be NULL. */
+aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority);
+/* How many cores of a kind this process may use on a device that the process
+ * has set: read, lower (not above the device's total), restore the totals. */
+aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value);
+aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
+aclError aclrtResetDeviceResLimit(int32_t deviceId);
 
 /* Device facts and engine load. aclrtGetDeviceInfo takes an unsigned device id,
  * the others a signed one. */
@@ -461,6 +493,11 @@ aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t sp
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream);
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+/* Stream tasks on one 64-bit word of device memory: store `value` there
+ * (flag must be 0), or hold the stream until the word meets the
+ * ACL_STREAM_WAIT_VALUE_* condition `flag` against `value`. */
+aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
 
 /* Virtual memory: reserve an address range, allocate physical pages, map one
  * whole physical allocation at a granularity-aligned address of the range. */

@@ -106,6 +106,35 @@ unsafe extern "C" {
     pub fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclrtQueryDeviceStatus(
+        deviceId: i32,
+        deviceStatus: *mut aclrtDeviceStatus,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetStreamPriorityRange(
+        leastPriority: *mut i32,
+        greatestPriority: *mut i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetDeviceResLimit(
+        deviceId: i32,
+        type_: aclrtDevResLimitType,
+        value: *mut u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetDeviceResLimit(
+        deviceId: i32,
+        type_: aclrtDevResLimitType,
+        value: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError;
+}
+unsafe extern "C" {
     pub fn aclrtGetDeviceInfo(
         deviceId: u32,
         attr: aclrtDevAttr,
@@ -426,6 +455,22 @@ unsafe extern "C" {
         attr: aclrtMemAttr,
         free: *mut usize,
         total: *mut usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtValueWrite(
+        devAddr: *mut ::std::os::raw::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtValueWait(
+        devAddr: *mut ::std::os::raw::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
     ) -> aclError;
 }
 unsafe extern "C" {

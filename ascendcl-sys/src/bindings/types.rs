@@ -150,6 +150,10 @@ pub const ACL_STREAM_PERSISTENT: u32 = 4;
 pub const ACL_STREAM_HUGE: u32 = 8;
 pub const ACL_STREAM_CPU_SCHEDULE: u32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: u32 = 32;
+pub const ACL_STREAM_WAIT_VALUE_GEQ: u32 = 0;
+pub const ACL_STREAM_WAIT_VALUE_EQ: u32 = 1;
+pub const ACL_STREAM_WAIT_VALUE_AND: u32 = 2;
+pub const ACL_STREAM_WAIT_VALUE_NOR: u32 = 3;
 pub const ACL_CONTINUE_ON_FAILURE: u32 = 0;
 pub const ACL_STOP_ON_FAILURE: u32 = 1;
 pub const ACL_ERROR_GE_PARAM_INVALID: u32 = 145000;
@@ -486,6 +490,21 @@ pub type aclrtExceptionInfo = rtExceptionInfo;
 pub type aclrtExceptionInfoCallback = ::std::option::Option<
     unsafe extern "C" fn(exceptionInfo: *mut aclrtExceptionInfo),
 >;
+impl aclrtDeviceStatus {
+    pub const ACL_RT_DEVICE_STATUS_NORMAL: aclrtDeviceStatus = aclrtDeviceStatus(0);
+    pub const ACL_RT_DEVICE_STATUS_ABNORMAL: aclrtDeviceStatus = aclrtDeviceStatus(1);
+    pub const ACL_RT_DEVICE_STATUS_END: aclrtDeviceStatus = aclrtDeviceStatus(65535);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDeviceStatus(pub ::std::os::raw::c_uint);
+impl aclrtDevResLimitType {
+    pub const ACL_RT_DEV_RES_CUBE_CORE: aclrtDevResLimitType = aclrtDevResLimitType(0);
+    pub const ACL_RT_DEV_RES_VECTOR_CORE: aclrtDevResLimitType = aclrtDevResLimitType(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevResLimitType(pub ::std::os::raw::c_uint);
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclrtUtilizationExtendInfo {

@@ -119,6 +119,17 @@ impl UseTracker {
         self.maybe_pending.load(Ordering::Acquire)
     }
 
+    /// Whether a queued read of the memory may still run: asks each read's
+    /// stream (recording a tail event if none covers it), without waiting.
+    /// Never `false` too early; a failed query counts as still running.
+    pub(crate) fn reads_running(&self) -> bool {
+        if !self.maybe_pending() {
+            return false;
+        }
+        let reads: Vec<Use> = self.lock().reads().to_vec();
+        reads.iter().any(|u| !u.is_complete().unwrap_or(false))
+    }
+
     /// Waits until no queued use conflicts with a host access of kind
     /// `access`. On error nothing is forgotten: the next access waits again.
     #[inline]

@@ -54,6 +54,11 @@ impl<U: QueuedUse> UseSet<U> {
         self.writes.is_empty() && self.reads.is_empty()
     }
 
+    /// The reads queued since the last write.
+    pub(crate) fn reads(&self) -> &[U] {
+        &self.reads
+    }
+
     /// Every use an access of kind `access` conflicts with: a read conflicts
     /// with writes, a write with everything.
     pub(crate) fn conflicts(&self, access: Access) -> impl Iterator<Item = &U> {
