@@ -4,31 +4,18 @@
 //! while a step trains and no unordered access in the mock's log; the same
 //! seed gives the same run bit for bit.
 
-use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::prelude::*;
 use ascendcl_examples::resnet::images::{self, ImageSet};
-use ascendcl_examples::resnet::trainer::{LossConsts, Tr};
-use ascendcl_examples::resnet::{Task, pass};
 
 const EPOCHS: usize = 20;
 
 /// Trains on the committed set; returns the epochs' mean losses and the
 /// accuracy on the un-augmented images.
 fn train(rt: &Runtime, set: &ImageSet) -> ascendcl::Result<(Vec<f64>, f64)> {
-    let ctx = Device::open(rt, 0)?.default_context();
-    let stream = Stream::new(&ctx)?;
-    let alloc = CachingAllocator::new(&ctx, AllocatorConfig::expandable())?;
-    let tr = Tr {
-        stream: &stream,
-        alloc: &alloc,
-    };
-    let mut net = pass::build(&tr, &Task::generate())?;
-    let consts = LossConsts::new(&tr)?;
-    let reports = images::train(&tr, &mut net, &consts, set, EPOCHS, 5, |_| {})?;
-    let (correct, seen) = images::accuracy(&tr, &mut net, set)?;
+    let job = images::run(rt, set, EPOCHS, 5, |_| {})?;
     Ok((
-        reports.iter().map(|r| r.mean_loss).collect(),
-        correct as f64 / seen as f64,
+        job.epochs.iter().map(|r| r.mean_loss).collect(),
+        job.correct as f64 / job.evaluated as f64,
     ))
 }
 

@@ -252,3 +252,45 @@ pub fn accuracy(tr: &Tr<'_>, net: &mut Net, set: &ImageSet) -> ascendcl::Result<
     }
     Ok((correct, seen))
 }
+
+/// What [`run`] measured: each epoch, and the accuracy on the un-augmented
+/// images (correct, evaluated).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// One per epoch.
+    pub epochs: Vec<EpochReport>,
+    /// Images classified right.
+    pub correct: usize,
+    /// Images evaluated (whole batches).
+    pub evaluated: usize,
+}
+
+/// The whole job on device 0 of `rt`: the ResNet from the task's initial
+/// parameters, `epochs` epochs on `set` ([`train`]), then [`accuracy`].
+pub fn run(
+    rt: &Runtime,
+    set: &ImageSet,
+    epochs: usize,
+    seed: u64,
+    progress: impl FnMut(&EpochReport),
+) -> ascendcl::Result<Run> {
+    let ctx = Device::open(rt, 0)?.default_context();
+    let stream = Stream::new(&ctx)?;
+    let alloc = ascendcl::alloc::CachingAllocator::new(
+        &ctx,
+        ascendcl::alloc::AllocatorConfig::expandable(),
+    )?;
+    let tr = Tr {
+        stream: &stream,
+        alloc: &alloc,
+    };
+    let mut net = pass::build(&tr, &super::Task::generate())?;
+    let consts = LossConsts::new(&tr)?;
+    let reports = train(&tr, &mut net, &consts, set, epochs, seed, progress)?;
+    let (correct, evaluated) = accuracy(&tr, &mut net, set)?;
+    Ok(Run {
+        epochs: reports,
+        correct,
+        evaluated,
+    })
+}

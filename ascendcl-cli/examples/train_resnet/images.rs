@@ -8,12 +8,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use ascendcl::Backend;
-use ascendcl::alloc::{AllocatorConfig, CachingAllocator};
 use ascendcl::dvpp::{Batch, HostImage, Pipeline};
 use ascendcl::prelude::*;
 use ascendcl_examples::resnet::images::{self, ImageSet};
-use ascendcl_examples::resnet::trainer::{LossConsts, Tr};
-use ascendcl_examples::resnet::{BATCH, IMAGE, Task, pass};
+use ascendcl_examples::resnet::{BATCH, IMAGE};
 use zune_jpeg::JpegDecoder;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
@@ -52,17 +50,8 @@ pub fn run(rt: &Runtime, backend: &Backend, options: &Options) -> ascendcl::Resu
         set.classes.join(", "),
         options.dir.display()
     );
-    let ctx = Device::open(rt, 0)?.default_context();
-    let stream = Stream::new(&ctx)?;
-    let alloc = CachingAllocator::new(&ctx, AllocatorConfig::expandable())?;
-    let tr = Tr {
-        stream: &stream,
-        alloc: &alloc,
-    };
-    let mut net = pass::build(&tr, &Task::generate())?;
-    let consts = LossConsts::new(&tr)?;
     let epochs = options.epochs;
-    let reports = images::train(&tr, &mut net, &consts, &set, epochs, options.seed, |r| {
+    let job = images::run(rt, &set, epochs, options.seed, |r| {
         println!(
             "epoch {}/{epochs}: mean loss {:.4}, {} images in {:.3} s ({:.0} images/s, input pipeline and training)",
             r.epoch,
@@ -72,11 +61,12 @@ pub fn run(rt: &Runtime, backend: &Backend, options: &Options) -> ascendcl::Resu
             r.images as f64 / r.seconds
         )
     })?;
-    let (correct, seen) = images::accuracy(&tr, &mut net, &set)?;
+    let (correct, seen, reports) = (job.correct, job.evaluated, job.epochs);
     println!(
         "accuracy on the un-augmented images: {correct}/{seen} ({:.1}%)",
         100.0 * correct as f64 / seen as f64
     );
+    let ctx = Device::open(rt, 0)?.default_context();
     let speed = compare_decoders(&ctx, &set, options.rounds)?;
     println!(
         "input pipeline ({} images per round, median of {} rounds, interleaved): decode on the NPU {:.0} images/s | decode on the host (zune-jpeg) {:.0} images/s",
