@@ -138,6 +138,11 @@ fn queries_event_records_and_waits_racing_capture_begins_are_refused_never_captu
         let (_device, ctx) = env.device0();
         let s = Stream::new(&ctx)?;
         let ev = Event::new(&ctx)?;
+        // Recorded once before the race: a wait on an event never recorded
+        // is refused by CANN for its own reason (107000), which the race's
+        // first record, refused while a capture runs, would otherwise leave.
+        ev.record(&s)?;
+        s.synchronize()?;
         let stop = AtomicBool::new(false);
         let (typed, untyped) = (AtomicU64::new(0), AtomicU64::new(0));
         let untyped_msgs = std::sync::Mutex::new(Vec::<String>::new());
