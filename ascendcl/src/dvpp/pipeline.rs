@@ -101,6 +101,9 @@ struct Slot {
 
 type Ring = Arc<Mutex<Vec<Slot>>>;
 
+/// A queued batch: each image's crop and flip, and its last step.
+type Queued = (Vec<(Crop, bool)>, Option<Detached>);
+
 /// Decodes and augments batches of JPEGs on a DVPP stream of its own.
 ///
 /// Every step is a launch on that stream whose tensors remember it
@@ -185,21 +188,42 @@ impl Pipeline {
         let mut slot = match free {
             Some(slot) => slot,
             None => {
-                self.slots_made += 1;
-                Slot {
+                let slot = Slot {
                     images: DeviceBuffer::zeroed(ctx, per_batch.max(1))?,
                     staging: HostBuffer::zeroed(ctx, bytes.max(1))?,
                     upload: None,
-                }
+                };
+                // Counted once it exists: a failed allocation made no slot.
+                self.slots_made += 1;
+                slot
             }
         };
-        if DeviceSlice::len(&slot.images) < per_batch {
-            slot.images = DeviceBuffer::zeroed(ctx, per_batch)?;
+        // A slot too small for this batch grows; if that fails, it goes back
+        // to the ring as it was rather than being lost.
+        let grown = (|| {
+            if DeviceSlice::len(&slot.images) < per_batch {
+                slot.images = DeviceBuffer::zeroed(ctx, per_batch)?;
+            }
+            if slot.staging.len() < bytes {
+                slot.staging = HostBuffer::zeroed(ctx, bytes)?;
+            }
+            Ok(())
+        })();
+        match grown {
+            Ok(()) => Ok(slot),
+            Err(e) => {
+                self.give_back(slot);
+                Err(e)
+            }
         }
-        if slot.staging.len() < bytes {
-            slot.staging = HostBuffer::zeroed(ctx, bytes)?;
-        }
-        Ok(slot)
+    }
+
+    /// Returns a slot to the ring (a failed load's, or a dropped batch's).
+    fn give_back(&self, slot: Slot) {
+        self.ring
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(slot);
     }
 
     /// Queues the decode and augmentation of `jpegs` into a new batch of
@@ -208,6 +232,10 @@ impl Pipeline {
     /// Every file's header is read first: a file the decoder cannot take (or
     /// under 6x4 pixels) is an error naming its index, before anything is
     /// queued. Grey JPEGs come out with three equal channels.
+    ///
+    /// A load that returns an error (a refusal, or a runtime call that
+    /// failed part way) consumes none of the seed's draws and keeps its slot
+    /// in the ring: the next load makes the batch the failed one would have.
     pub fn load(&mut self, jpegs: &[&[u8]]) -> Result<Batch> {
         let mut sources = Vec::with_capacity(jpegs.len());
         for (i, jpeg) in jpegs.iter().enumerate() {
@@ -264,6 +292,40 @@ impl Pipeline {
         }
         let total: usize = sources.iter().map(|s| s.bytes.len()).sum();
         let mut slot = self.take_slot(sources.len(), total)?;
+        // The draws come from a copy of the generator, kept only if every
+        // step was queued: a load that fails consumes no draws, so the next
+        // load makes the batch this one would have, whichever call failed.
+        let mut rng = self.rng.clone();
+        match self.queue_batch(&mut slot, sources, &mut rng) {
+            Ok((augmentations, last)) => {
+                self.rng = rng;
+                Ok(Batch {
+                    slot: Some(slot),
+                    ring: Arc::clone(&self.ring),
+                    shape: [sources.len(), 3, self.config.height, self.config.width],
+                    augmentations,
+                    last,
+                })
+            }
+            Err(e) => {
+                // Back to the ring, not dropped: a failed load loses no slot
+                // (`slots_made` stays the count of slots). Its queued steps
+                // are tracked by its buffers, and `upload` is the last upload
+                // queued from its staging, so it is taken again only once
+                // that has run, as after any batch.
+                self.give_back(slot);
+                Err(e)
+            }
+        }
+    }
+
+    /// Fills `slot`'s staging and queues every image's steps into it.
+    fn queue_batch(
+        &self,
+        slot: &mut Slot,
+        sources: &[Source<'_>],
+        rng: &mut SplitMix64,
+    ) -> Result<Queued> {
         // The slot's earlier uploads have run (take_slot): no wait here.
         slot.upload = None;
         let staging = slot.staging.as_mut_slice()?;
@@ -276,22 +338,13 @@ impl Pipeline {
         let mut last = None;
         let mut offset = 0;
         for (i, source) in sources.iter().enumerate() {
-            let crop = self
-                .config
-                .crop
-                .sample(&mut self.rng, source.height, source.width);
-            let flip = self.rng.uniform(0.0, 1.0) < self.config.flip_probability;
+            let crop = self.config.crop.sample(rng, source.height, source.width);
+            let flip = rng.uniform(0.0, 1.0) < self.config.flip_probability;
             augmentations.push((crop, flip));
-            last = Some(self.queue_image(&mut slot, i, offset, source, crop, flip)?);
+            last = Some(self.queue_image(slot, i, offset, source, crop, flip)?);
             offset += source.bytes.len();
         }
-        Ok(Batch {
-            slot: Some(slot),
-            ring: Arc::clone(&self.ring),
-            shape: [sources.len(), 3, self.config.height, self.config.width],
-            augmentations,
-            last,
-        })
+        Ok((augmentations, last))
     }
 
     /// Queues one image's steps; returns the handle of its last one.
