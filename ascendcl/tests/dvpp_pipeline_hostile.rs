@@ -9,7 +9,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use ascendcl::dvpp::{self, Batch, Crop, HostImage, Pipeline};
+use std::time::Duration;
+
+use ascendcl::dvpp::{self, Batch, Crop, HostImage, ImageLayout, JpegHeader, Pipeline};
+use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 use ascendcl_mock::Fault;
 use common::sweep::INJECTED;
@@ -235,4 +238,258 @@ fn failing_any_call_of_a_load_that_regrows_a_reused_slot_errs_leaks_nothing_and_
 #[test]
 fn failing_any_call_of_load_decoded_errs_leaks_nothing_and_the_next_load_is_a_fresh_pipelines() {
     sweep_load(Input::Pixels, None, 3);
+}
+
+// What is true, checked at compile time: a batch may be sent to and shared
+// with other threads, and so may the pipeline.
+const _: () = {
+    const fn send<T: Send>() {}
+    const fn sync<T: Sync>() {}
+    send::<Batch>();
+    sync::<Batch>();
+    send::<Pipeline>();
+};
+
+/// One image through the same steps, each launched alone and waited for
+/// (the reference of dvpp_pipeline.rs).
+fn reference(ctx: &Context, jpeg: &[u8], crop: Crop, flip: bool) -> ascendcl::Result<Vec<f32>> {
+    let c = config();
+    let stream = Stream::new(ctx)?;
+    let h = JpegHeader::parse(jpeg)?;
+    let (h, w, oh, ow) = (h.height as usize, h.width as usize, c.height, c.width);
+    let l = ImageLayout::Nchw;
+    let bytes = DeviceBuffer::from_host(ctx, jpeg)?;
+    let mut decoded = DeviceBuffer::<u8>::zeroed(ctx, 3 * h * w)?;
+    dvpp::decode_jpeg(
+        &Tensor::new(&bytes, &[jpeg.len()])?,
+        3,
+        TensorMut::new(&mut decoded, &[3, h, w])?,
+        l,
+    )?
+    .launch(&stream, Workspace::none())?
+    .wait()?;
+    let mut resized = DeviceBuffer::<u8>::zeroed(ctx, 3 * oh * ow)?;
+    let out = TensorMut::new(&mut resized, &[3, oh, ow])?;
+    dvpp::crop_and_resize(
+        &Tensor::new(&decoded, &[3, h, w])?,
+        crop,
+        c.interpolation,
+        out,
+        l,
+    )?
+    .launch(&stream, Workspace::none())?
+    .wait()?;
+    if flip {
+        let mut flipped = DeviceBuffer::<u8>::zeroed(ctx, 3 * oh * ow)?;
+        let out = TensorMut::new(&mut flipped, &[3, oh, ow])?;
+        dvpp::horizontal_flip(&Tensor::new(&resized, &[3, oh, ow])?, out, l)?
+            .launch(&stream, Workspace::none())?
+            .wait()?;
+        resized = flipped;
+    }
+    let mut out = DeviceBuffer::<f32>::zeroed(ctx, 3 * oh * ow)?;
+    let o = TensorMut::new(&mut out, &[3, oh, ow])?;
+    dvpp::normalize(&Tensor::new(&resized, &[3, oh, ow])?, &c.mean, &c.std, o, l)?
+        .launch(&stream, Workspace::none())?
+        .wait()?;
+    out.to_vec()
+}
+
+const PLANE: usize = 3 * 20 * 24;
+
+/// Asserts that `got` holds, image after image, `scale` times the reference
+/// of `jpegs[i]` with the batch's draws.
+fn assert_images(
+    ctx: &Context,
+    what: &str,
+    got: &[f32],
+    scale: f32,
+    jpegs: &[&[u8]],
+    draws: &[(Crop, bool)],
+) -> ascendcl::Result<()> {
+    for (i, (jpeg, &(crop, flip))) in jpegs.iter().zip(draws).enumerate() {
+        let want = reference(ctx, jpeg, crop, flip)?;
+        let ok = got[i * PLANE..(i + 1) * PLANE]
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| a.to_bits() == (scale * b).to_bits());
+        assert!(
+            ok,
+            "{what}: image {i} was overwritten or read before it was written"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_batch_sent_to_another_thread_is_read_and_dropped_there_while_the_next_batches_load() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let jpegs = jpegs();
+        let mut p = Pipeline::new(&ctx, config())?;
+        env.slow_streams(Duration::from_millis(1));
+        let (tx, rx) = std::sync::mpsc::channel::<Batch>();
+        let results = std::thread::scope(|s| {
+            let consumer = s.spawn(move || -> ascendcl::Result<Vec<_>> {
+                let mut out = Vec::new();
+                for batch in rx {
+                    // Read on this thread (its wait, no wait() call) and
+                    // dropped here: the slot goes back from this thread.
+                    out.push((batch.images().to_vec()?, batch.augmentations().to_vec()));
+                }
+                Ok(out)
+            });
+            for _ in 0..6 {
+                tx.send(p.load(&jpegs)?).expect("the consumer is alive");
+            }
+            drop(tx);
+            consumer.join().expect("the consumer did not panic")
+        })?;
+        env.slow_streams(Duration::ZERO);
+        assert_eq!(results.len(), 6);
+        for (k, (got, draws)) in results.iter().enumerate() {
+            assert_images(&ctx, &format!("batch {k}"), got, 1.0, &jpegs, draws)?;
+        }
+        assert!(p.slots_made() <= 6, "{} slots", p.slots_made());
+        Ok(())
+    });
+}
+
+/// A deterministic shuffle of `0..n` (Fisher-Yates on a fixed generator).
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut rng = dvpp::SplitMix64::new(seed);
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, rng.below(i + 1));
+    }
+    v
+}
+
+/// Queues `2 * batch` on `compute` into a new buffer.
+fn consume(ctx: &Context, compute: &Stream, batch: &Batch) -> ascendcl::Result<DeviceBuffer<f32>> {
+    let mut doubled = DeviceBuffer::<f32>::zeroed(ctx, batch.shape()[0] * PLANE)?;
+    let out = TensorMut::new(&mut doubled, &batch.shape())?;
+    ops::muls(&batch.tensor()?, 2.0f32, out)?
+        .launch(compute, Workspace::none())?
+        .detach();
+    Ok(doubled)
+}
+
+#[test]
+fn a_consumer_holding_more_batches_than_the_ring_had_and_dropping_them_shuffled_sees_every_image_intact()
+ {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let jpegs = jpegs();
+        let compute = Stream::new(&ctx)?;
+        let mut p = Pipeline::new(&ctx, config())?;
+        // Two slots exist and are free before the consumer starts holding.
+        drop((p.load(&jpegs)?, p.load(&jpegs)?));
+        p.stream().synchronize()?;
+        assert_eq!(p.slots_made(), 2);
+        let mut held = Vec::new();
+        for _ in 0..6 {
+            held.push(p.load(&jpegs)?);
+        }
+        let made = p.slots_made();
+        assert_eq!(made, 6, "6 batches held at once, 2 slots were free");
+        // The DVPP work has run (the test's own wait); the consumer's reads,
+        // slowed, are still queued when the batches are handed back.
+        p.stream().synchronize()?;
+        env.slow_streams(Duration::from_millis(5));
+        let mut held = held
+            .into_iter()
+            .map(|b| Ok(Some((consume(&ctx, &compute, &b)?, b))))
+            .collect::<ascendcl::Result<Vec<_>>>()?;
+        env.session.clear_journal();
+        // Drop in a shuffled order, loading (and consuming) one more batch
+        // after each drop: it takes the slot just handed back, whose reads
+        // are still queued.
+        let mut done = Vec::new();
+        for i in shuffled(held.len(), 7) {
+            let (doubled, batch) = held[i].take().unwrap();
+            let draws = batch.augmentations().to_vec();
+            drop(batch);
+            done.push((doubled, draws));
+            let next = p.load(&jpegs)?;
+            let at = next.images().as_device_ptr();
+            assert!(
+                held.iter()
+                    .flatten()
+                    .all(|(_, b)| b.images().as_device_ptr() != at),
+                "a slot still held was handed out"
+            );
+            done.push((
+                consume(&ctx, &compute, &next)?,
+                next.augmentations().to_vec(),
+            ));
+        }
+        // The first drop left one slot in the ring, free of uploads: taken
+        // while its consumer's read was still queued.
+        assert!(p.slots_made() < made + 6, "no slot handed back was reused");
+        let syncs = env
+            .calls()
+            .iter()
+            .filter(|c| c.starts_with("aclrtSynchronize"))
+            .count();
+        assert_eq!(syncs, 0, "the pipeline waited on the host");
+        // Drained before the references run on streams of their own: see
+        // the ignored test below for what else would happen then.
+        compute.synchronize()?;
+        env.slow_streams(Duration::ZERO);
+        for (k, (doubled, draws)) in done.iter().enumerate() {
+            let what = format!("batch {k}");
+            assert_images(&ctx, &what, &doubled.to_vec()?, 2.0, &jpegs, draws)?;
+        }
+        Ok(())
+    });
+}
+
+/// DEFECT, outside the pipeline (ascendcl's lane tail events, lane.rs and
+/// event.rs): a consumer on another stream is ordered after a batch by a
+/// wait on the DVPP stream's tail event E. When a later launch records a
+/// new tail, E's `TailEvent` is dropped and E goes back to the context's
+/// event pool although its record and the consumer's wait on it are still
+/// queued. The next event taken from the pool is E: recorded on an idle
+/// stream, it completes at once, and the mock releases the consumer's wait
+/// then (its events keep one generation counter, so any later record that
+/// has run satisfies a queued wait), before the batch is written: the
+/// consumer reads images not yet written (the fresh slot's zeros), and no
+/// misuse is reported since the calls are correctly ordered. The
+/// shuffled-drop test above drains its streams before computing references
+/// on new streams for this reason; without that it fails for most stream
+/// delays. Not settled here: whether CANN ties a queued wait to the record
+/// before it (as CUDA does; then the mock's event model is what is wrong)
+/// or not (then the pool must reuse an event only once its latest record
+/// has run and no wait on it is queued). Either way not the pipeline's.
+#[test]
+#[ignore = "defect in ascendcl's tail-event pool (see the comment): a consumer reads a batch before it is written"]
+fn a_consumer_stays_ordered_after_a_batch_when_another_stream_reuses_a_pooled_event() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let jpegs = jpegs();
+        let (compute, other) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
+        let mut p = Pipeline::new(&ctx, config())?;
+        env.slow_streams(Duration::from_millis(5));
+        let a = p.load(&jpegs)?;
+        // `compute` waits on E, the DVPP stream's tail event.
+        let doubled = consume(&ctx, &compute, &a)?;
+        // A newer tail replaces E, which goes back to the pool.
+        let b = p.load(&jpegs)?;
+        let _also = consume(&ctx, &compute, &b)?;
+        // A host wait on an idle stream records the pooled event (E).
+        let x = DeviceBuffer::from_host(&ctx, &[1.0f32; 4])?;
+        let mut y = DeviceBuffer::<f32>::zeroed(&ctx, 4)?;
+        ops::muls(
+            &Tensor::new(&x, &[4])?,
+            2.0f32,
+            TensorMut::new(&mut y, &[4])?,
+        )?
+        .launch(&other, Workspace::none())?
+        .wait()?;
+        compute.synchronize()?;
+        env.slow_streams(Duration::ZERO);
+        let got = doubled.to_vec()?;
+        assert_images(&ctx, "batch a", &got, 2.0, &jpegs, a.augmentations())
+    });
 }
