@@ -65,12 +65,16 @@ fn config() -> dvpp::PipelineConfig {
 enum Input {
     Jpegs,
     Pixels,
+    /// Three copies of the smallest sample: a slot with room for three
+    /// images but too small a staging for three of `Jpegs`.
+    Small,
 }
 
 fn load(p: &mut Pipeline, input: Input, n: usize) -> ascendcl::Result<Batch> {
     match input {
         Input::Jpegs => p.load(&jpegs()[..n]),
         Input::Pixels => p.load_decoded(&pixels()[..n]),
+        Input::Small => p.load(&[*jpegs().iter().min_by_key(|j| j.len()).unwrap(); 3]),
     }
 }
 
@@ -80,26 +84,35 @@ type Snapshot = (Vec<u32>, Vec<(Crop, bool)>);
 fn snapshot(b: &mut Batch) -> ascendcl::Result<Snapshot> {
     b.wait()?;
     let px = b.images().to_vec()?;
-    let [n, c, h, w] = b.shape();
-    let bits = px[..n * c * h * w].iter().map(|v| v.to_bits()).collect();
+    let bits = px[..b.shape().iter().product()]
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
     Ok((bits, b.augmentations().to_vec()))
 }
 
-/// What a fresh pipeline makes: the warm-up batch (if any), then two batches
-/// of `n` images.
-fn fresh_sequence(input: Input, warm: Option<usize>, n: usize) -> [Snapshot; 2] {
+/// A pipeline after the warm-up load (if any), finished.
+fn warmed(ctx: &Context, warm: Option<Input>) -> Pipeline {
+    let mut p = Pipeline::new(ctx, config()).unwrap();
+    if let Some(w) = warm {
+        snapshot(&mut load(&mut p, w, 3).unwrap()).unwrap();
+    }
+    p
+}
+
+/// What a fresh pipeline makes after the warm-up: two batches of `n` images,
+/// and then its slot count.
+fn fresh_sequence(input: Input, warm: Option<Input>, n: usize) -> ([Snapshot; 2], usize) {
     let env = common::env();
-    let pair = {
+    let out = {
         let (_device, ctx) = env.device0();
-        let mut p = Pipeline::new(&ctx, config()).unwrap();
-        if let Some(w) = warm {
-            snapshot(&mut load(&mut p, input, w).unwrap()).unwrap();
-        }
+        let mut p = warmed(&ctx, warm);
         let a = snapshot(&mut load(&mut p, input, n).unwrap()).unwrap();
-        [a, snapshot(&mut load(&mut p, input, n).unwrap()).unwrap()]
+        let b = snapshot(&mut load(&mut p, input, n).unwrap()).unwrap();
+        ([a, b], p.slots_made())
     };
     env.assert_clean();
-    pair
+    out
 }
 
 /// The injected code, a parked destructor error, or (descriptor creation
@@ -113,28 +126,22 @@ fn acceptable(e: &ascendcl::Error) -> bool {
 /// Fails call `function` #`nth` (counted from the swept load's start) of the
 /// load of `n` images. Returns whether the fault fired.
 fn faulted_load(
-    input: Input,
-    warm: Option<usize>,
-    n: usize,
-    [first, second]: &[Snapshot; 2],
+    (input, warm, n): (Input, Option<Input>, usize),
+    ([first, second], slots): &([Snapshot; 2], usize),
     function: &str,
     nth: u64,
 ) -> bool {
     let env = common::env();
     let (device, ctx) = env.device0();
-    let mut p = Pipeline::new(&ctx, config()).unwrap();
-    if let Some(w) = warm {
-        snapshot(&mut load(&mut p, input, w).unwrap()).unwrap();
-    }
+    let mut p = warmed(&ctx, warm);
     env.session.clear_journal();
     env.inject(Fault::nth(function, nth, INJECTED));
-    let what = format!("{input:?} warm {warm:?}: {function} #{nth} failed");
+    let what = format!("{input:?} after {warm:?}: {function} #{nth} failed");
     let outcome = catch_unwind(AssertUnwindSafe(|| load(&mut p, input, n)))
         .unwrap_or_else(|_| panic!("{what}: the load panicked"));
     env.session.clear_faults();
-    let fired = env
-        .session
-        .journal()
+    let journal = env.session.journal();
+    let fired = journal
         .iter()
         .any(|e| e.function() == function && e.ret() == INJECTED);
     // A load that returned an error consumed no draws: the next load makes
@@ -146,10 +153,7 @@ fn faulted_load(
         }
         Ok(mut batch) => {
             match snapshot(&mut batch) {
-                Ok(s) => assert!(
-                    s == *first,
-                    "{what}: the load and its wait succeeded with wrong pixels"
-                ),
+                Ok(s) => assert!(s == *first, "{what}: load and wait Ok, wrong pixels"),
                 Err(e) => assert!(acceptable(&e), "{what}: wait: unexpected error {e}"),
             }
             second
@@ -159,40 +163,28 @@ fn faulted_load(
     // The test's own wait: the failed load's queued work has run, so its slot
     // (handed back, not lost) is free for the next load.
     p.stream().synchronize().unwrap();
-    let made = p.slots_made();
     let mut again = load(&mut p, input, n).unwrap_or_else(|e| panic!("{what}: next load: {e}"));
     let got = snapshot(&mut again).unwrap_or_else(|e| panic!("{what}: next load: {e}"));
     assert!(
         got == *next,
         "{what}: the next load differs from a fresh pipeline's"
     );
-    assert!(
-        made <= 1 && p.slots_made() == 1,
-        "{what}: {} slots",
-        p.slots_made()
-    );
+    assert_eq!(p.slots_made(), *slots, "{what}: slots made");
     drop((again, p, ctx, device));
     let live = env.session.live_counts();
     assert!(live.is_empty(), "{what}: alive after drop: {live:?}");
-    assert_eq!(
-        env.session.misuse_total(),
-        0,
-        "{what}: {}",
-        env.session.misuse_log()
-    );
+    let misuse = env.session.misuse_log();
+    assert_eq!(env.session.misuse_total(), 0, "{what}: {misuse}");
     let parked = ascendcl::take_deferred_errors();
     assert!(parked.is_empty(), "{what}: parked later: {parked:?}");
     fired
 }
 
-fn sweep_load(input: Input, warm: Option<usize>, n: usize) {
+fn sweep_load(input: Input, warm: Option<Input>, n: usize) {
     let baseline = {
         let env = common::env();
         let (_device, ctx) = env.device0();
-        let mut p = Pipeline::new(&ctx, config()).unwrap();
-        if let Some(w) = warm {
-            snapshot(&mut load(&mut p, input, w).unwrap()).unwrap();
-        }
+        let mut p = warmed(&ctx, warm);
         env.session.clear_journal();
         let mut b = load(&mut p, input, n).unwrap();
         let calls = env.calls();
@@ -204,19 +196,21 @@ fn sweep_load(input: Input, warm: Option<usize>, n: usize) {
         snapshot(&mut b).unwrap();
         calls
     };
-    let refs = fresh_sequence(input, warm, n);
+    let fresh = fresh_sequence(input, warm, n);
     let mut fired = 0;
     for (i, function) in baseline.iter().enumerate() {
         if function == "aclGetRecentErrMsg" {
             continue;
         }
         let nth = baseline[..=i].iter().filter(|f| *f == function).count() as u64;
-        if (0..4).any(|_| faulted_load(input, warm, n, &refs, function, nth)) {
+        // Stream workers run beside the host: retry a run that did not reach
+        // the call (an event already complete, a pooled one reused).
+        if (0..4).any(|_| faulted_load((input, warm, n), &fresh, function, nth)) {
             fired += 1;
         }
     }
     eprintln!(
-        "{input:?} warm {warm:?}: {fired} of {} calls failed in turn",
+        "{input:?} after {warm:?}: {fired} of {} calls failed in turn",
         baseline.len()
     );
     assert!(
@@ -231,8 +225,13 @@ fn failing_any_call_of_a_first_load_errs_leaks_nothing_and_the_next_load_is_a_fr
 }
 
 #[test]
-fn failing_any_call_of_a_load_that_regrows_a_reused_slot_errs_leaks_nothing_and_recovers() {
-    sweep_load(Input::Jpegs, Some(1), 3);
+fn failing_any_call_of_a_load_regrowing_a_reused_slots_staging_errs_leaks_nothing_and_recovers() {
+    sweep_load(Input::Jpegs, Some(Input::Small), 3);
+}
+
+#[test]
+fn failing_any_call_of_a_load_too_big_for_the_free_slot_errs_leaks_nothing_and_recovers() {
+    sweep_load(Input::Jpegs, Some(Input::Pixels), 4);
 }
 
 #[test]
@@ -491,5 +490,177 @@ fn a_consumer_stays_ordered_after_a_batch_when_another_stream_reuses_a_pooled_ev
         env.slow_streams(Duration::ZERO);
         let got = doubled.to_vec()?;
         assert_images(&ctx, "batch a", &got, 2.0, &jpegs, a.augmentations())
+    });
+}
+
+/// A JPEG whose header parses but whose entropy-coded data is all one bits
+/// (a Huffman code no table has): the host check passes, the decode task fails.
+fn corrupt_jpeg() -> Vec<u8> {
+    let good = read("c420_q75.jpg");
+    let sos = good.windows(2).position(|w| w == [0xFF, 0xDA]).unwrap();
+    let scan = sos + 2 + usize::from(u16::from_be_bytes([good[sos + 2], good[sos + 3]]));
+    let mut bad = good[..scan].to_vec();
+    for _ in 0..64 {
+        bad.extend_from_slice(&[0xFF, 0x00]);
+    }
+    bad.extend_from_slice(&[0xFF, 0xD9]);
+    bad
+}
+
+/// `good` with the frame header's width set to `width`.
+fn with_width(good: &[u8], width: u16) -> Vec<u8> {
+    let mut jpeg = good.to_vec();
+    let sof = jpeg.windows(2).position(|w| w == [0xFF, 0xC0]).unwrap();
+    jpeg[sof + 7..sof + 9].copy_from_slice(&width.to_be_bytes());
+    jpeg
+}
+
+#[test]
+fn a_jpeg_failing_on_the_device_fails_batch_wait_naming_the_decode_and_the_stream_is_not_poisoned()
+{
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let good = jpegs();
+        let mut p = Pipeline::new(&ctx, config())?;
+        let cases = [
+            (read("trunc_64x48_420.jpg"), "truncated"),
+            (corrupt_jpeg(), "Huffman code"),
+        ];
+        for (bad, why) in cases {
+            JpegHeader::parse(&bad)?; // the host check passes
+            let mut batch = p.load(&[good[0], &bad, good[1]])?;
+            let e = batch.wait().unwrap_err().to_string();
+            assert!(e.contains("acldvppDecodeJpeg") && e.contains(why), "{e}");
+            // Reported once: a second wait of the same batch is Ok.
+            batch.wait()?;
+            // The batch's other images are intact.
+            let got = batch.images().to_vec()?;
+            let d = batch.augmentations();
+            assert_images(&ctx, why, &got[..PLANE], 1.0, &good[..1], &d[..1])?;
+            assert_images(&ctx, why, &got[2 * PLANE..], 1.0, &good[1..2], &d[2..])?;
+            drop(batch);
+            let mut next = p.load(&good)?;
+            next.wait()?;
+            let got = next.images().to_vec()?;
+            assert_images(
+                &ctx,
+                "the next batch",
+                &got,
+                1.0,
+                &good,
+                next.augmentations(),
+            )?;
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn a_device_failure_not_waited_for_is_reported_by_the_next_wait_on_the_pipeline_whichever_batch() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let good = jpegs();
+        let mut p = Pipeline::new(&ctx, config())?;
+        drop(p.load(&[&corrupt_jpeg()])?);
+        let mut next = p.load(&good)?;
+        let e = next.wait().unwrap_err().to_string();
+        assert!(e.contains("acldvppDecodeJpeg"), "{e}");
+        let mut after = p.load(&good)?;
+        after.wait()?;
+        Ok(())
+    });
+}
+
+/// DEFECT (reported, not fixed): the device reports a failed decode on the
+/// DVPP stream, and `Batch::wait` learns it from a stream synchronize, which
+/// clears it. So whichever batch is waited for first gets the error (here
+/// a batch of good files) and the batch whose decode failed then waits Ok.
+#[test]
+#[ignore = "defect: a device failure is reported to the first batch waited for, not the one that failed"]
+fn a_batch_whose_decode_failed_reports_it_from_its_own_wait_whatever_the_order_of_waits() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let mut p = Pipeline::new(&ctx, config())?;
+        let mut bad = p.load(&[&corrupt_jpeg()])?;
+        let mut good = p.load(&jpegs())?;
+        let good_wait = good.wait();
+        let bad_wait = bad.wait();
+        assert!(good_wait.is_ok(), "a batch of good files: {good_wait:?}");
+        assert!(bad_wait.is_err(), "the batch whose decode failed waited Ok");
+        Ok(())
+    });
+}
+
+#[test]
+fn images_outside_the_decoders_range_are_refused_naming_their_index_before_any_ffi_call() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let good = jpegs();
+        let mut p = Pipeline::new(&ctx, config())?;
+        env.session.clear_journal();
+        let wide = with_width(good[0], 40000);
+        assert_eq!(JpegHeader::parse(&wide)?.width, 40000);
+        let e = p.load(&[good[0], &wide]).unwrap_err().to_string();
+        assert!(e.contains("image 1") && e.contains("32768"), "{e}");
+        let pixels = vec![0u8; 3 * 4 * 40000];
+        let image = |height, width| HostImage {
+            pixels: &pixels,
+            height,
+            width,
+        };
+        let e = p.load_decoded(&[image(4, 40000)]).unwrap_err().to_string();
+        assert!(e.contains("image 0") && e.contains("32768"), "{e}");
+        // A size whose byte count overflows is refused, not a panic.
+        let e = p.load_decoded(&[image(usize::MAX / 2, 6)]).unwrap_err();
+        assert!(e.to_string().contains("image 0"), "{e}");
+        assert_eq!(
+            env.calls(),
+            Vec::<String>::new(),
+            "FFI calls before the refusals"
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn refusals_make_no_ffi_call_and_consume_no_draws() {
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let good = jpegs();
+        let fresh = Pipeline::new(&ctx, config())?
+            .load(&good)?
+            .augmentations()
+            .to_vec();
+        env.session.clear_journal();
+        let mut bad = config();
+        bad.flip_probability = f64::NAN;
+        assert!(Pipeline::new(&ctx, bad).is_err(), "a NaN flip probability");
+        let mut p = Pipeline::new(&ctx, config())?;
+        let calls = env.calls().len();
+        let tiny = read("tiny_5x3_420.jpg");
+        let short = [0u8; 3 * 4 * 6 - 1];
+        assert!(p.load(&[good[0], good[1], b"\xFF\xD8 no frame"]).is_err());
+        assert!(p.load(&[good[0], &tiny]).is_err());
+        assert!(p.load(&[]).is_err());
+        assert!(
+            p.load_decoded(&[HostImage {
+                pixels: &short,
+                height: 4,
+                width: 6
+            }])
+            .is_err()
+        );
+        assert_eq!(
+            env.calls().len(),
+            calls,
+            "FFI calls by refusals: {:?}",
+            &env.calls()[calls..]
+        );
+        assert_eq!(
+            p.load(&good)?.augmentations(),
+            fresh,
+            "a refusal consumed draws"
+        );
+        Ok(())
     });
 }

@@ -78,11 +78,14 @@ struct Source<'a> {
     jpeg: bool,
 }
 
-/// The decode's smallest image, which crop-and-resize takes too.
+/// The decode's size range (6x4 to 32768x32768, width x height), which
+/// crop-and-resize's crop range matches: an image outside it would fail on
+/// the device (the decode task) or in the middle of a load (a random crop
+/// wider or taller than 32768), after earlier images were queued.
 fn check_size(index: usize, height: usize, width: usize) -> Result<()> {
-    if width < 6 || height < 4 {
+    if !(6..=32768).contains(&width) || !(4..=32768).contains(&height) {
         return Err(Error::invalid(format!(
-            "image {index} of the batch is {width}x{height} (width x height); the DVPP operators take 6x4 and up"
+            "image {index} of the batch is {width}x{height} (width x height); the DVPP operators take 6x4 to 32768x32768"
         )));
     }
     Ok(())
@@ -230,8 +233,8 @@ impl Pipeline {
     /// shape `[jpegs.len(), 3, height, width]` and returns it at once.
     ///
     /// Every file's header is read first: a file the decoder cannot take (or
-    /// under 6x4 pixels) is an error naming its index, before anything is
-    /// queued. Grey JPEGs come out with three equal channels.
+    /// outside 6x4 to 32768x32768 pixels) is an error naming its index,
+    /// before anything is queued. Grey JPEGs come out with three equal channels.
     ///
     /// A load that returns an error (a refusal, or a runtime call that
     /// failed part way) consumes none of the seed's draws and keeps its slot
@@ -258,9 +261,9 @@ impl Pipeline {
     /// same crop, flip and normalize, with the same draws of the seed as a
     /// [`load`](Pipeline::load) of the same sizes would make.
     ///
-    /// An image whose `pixels` are not `3 * height * width` bytes, or that is
-    /// under 6x4 pixels, is an error naming its index, before anything is
-    /// queued.
+    /// An image outside 6x4 to 32768x32768 pixels, or whose `pixels` are not
+    /// `3 * height * width` bytes, is an error naming its index, before
+    /// anything is queued.
     pub fn load_decoded(&mut self, images: &[HostImage<'_>]) -> Result<Batch> {
         let mut sources = Vec::with_capacity(images.len());
         for (i, image) in images.iter().enumerate() {
