@@ -664,3 +664,52 @@ fn refusals_make_no_ffi_call_and_consume_no_draws() {
         Ok(())
     });
 }
+
+#[test]
+fn a_load_too_big_for_the_free_slot_waits_on_no_host_for_its_reads_and_leaves_it_for_smaller_loads()
+{
+    common::check(|env| {
+        let (_device, ctx) = env.device0();
+        let good = jpegs();
+        let compute = Stream::new(&ctx)?;
+        let mut p = Pipeline::new(&ctx, config())?;
+        let mut small = p.load(&good[..1])?;
+        small.wait()?;
+        env.slow_streams(Duration::from_millis(5));
+        let doubled = consume(&ctx, &compute, &small)?;
+        let draws = small.augmentations().to_vec();
+        drop(small);
+        env.session.clear_journal();
+        let big = p.load(&good)?;
+        let syncs: Vec<String> = env
+            .calls()
+            .into_iter()
+            .filter(|c| c.contains("Synchronize"))
+            .collect();
+        assert_eq!(syncs, Vec::<String>::new(), "host waits in a load");
+        // A new slot: freeing the small one's images would have waited for
+        // the consumer. The small slot serves the next small batch.
+        assert_eq!(p.slots_made(), 2);
+        drop(p.load(&good[..1])?);
+        assert_eq!(p.slots_made(), 2, "the small slot was not reused");
+        compute.synchronize()?;
+        env.slow_streams(Duration::ZERO);
+        assert_images(
+            &ctx,
+            "the consumer",
+            &doubled.to_vec()?,
+            2.0,
+            &good[..1],
+            &draws,
+        )?;
+        let got = big.images().to_vec()?;
+        assert_images(
+            &ctx,
+            "the regrown batch",
+            &got,
+            1.0,
+            &good,
+            big.augmentations(),
+        )
+    });
+}

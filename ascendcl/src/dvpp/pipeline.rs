@@ -163,8 +163,10 @@ impl Pipeline {
     }
 
     /// How many batch slots exist: one per batch held at once, plus one per
-    /// batch whose uploads were still running when the next was loaded (a
-    /// slot is never taken back by waiting on the host).
+    /// batch whose uploads were still running when the next was loaded, plus
+    /// the slots too small for a later, larger batch (kept for smaller ones:
+    /// a slot is never taken back, nor its memory freed, by waiting on the
+    /// host).
     pub fn slots_made(&self) -> usize {
         self.slots_made
     }
@@ -176,6 +178,13 @@ impl Pipeline {
             let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
             let mut ready = None;
             for (i, slot) in ring.iter().enumerate() {
+                // Only a slot whose images are large enough: replacing a
+                // smaller one's images would free them, which waits on the
+                // host for the reads a consumer may still have queued. A
+                // smaller slot stays in the ring for smaller batches.
+                if DeviceSlice::len(&slot.images) < per_batch {
+                    continue;
+                }
                 // A query, never a wait: a slot whose uploads still run stays.
                 if slot
                     .upload
@@ -201,24 +210,19 @@ impl Pipeline {
                 slot
             }
         };
-        // A slot too small for this batch grows; if that fails, it goes back
-        // to the ring as it was rather than being lost.
-        let grown = (|| {
-            if DeviceSlice::len(&slot.images) < per_batch {
-                slot.images = DeviceBuffer::zeroed(ctx, per_batch)?;
-            }
-            if slot.staging.len() < bytes {
-                slot.staging = HostBuffer::zeroed(ctx, bytes)?;
-            }
-            Ok(())
-        })();
-        match grown {
-            Ok(()) => Ok(slot),
-            Err(e) => {
-                self.give_back(slot);
-                Err(e)
+        // A staging too small for this batch's bytes grows (its uploads have
+        // run: freeing it waits for nothing); if that fails, the slot goes
+        // back to the ring as it was rather than being lost.
+        if slot.staging.len() < bytes {
+            match HostBuffer::zeroed(ctx, bytes) {
+                Ok(staging) => slot.staging = staging,
+                Err(e) => {
+                    self.give_back(slot);
+                    return Err(e);
+                }
             }
         }
+        Ok(slot)
     }
 
     /// Returns a slot to the ring (a failed load's, or a dropped batch's).
