@@ -78,11 +78,14 @@ struct Source<'a> {
     jpeg: bool,
 }
 
-/// The decode's smallest image, which crop-and-resize takes too.
+/// The decode's size range (6x4 to 32768x32768, width x height), which
+/// crop-and-resize's crop range matches: an image outside it would fail on
+/// the device (the decode task) or in the middle of a load (a random crop
+/// wider or taller than 32768), after earlier images were queued.
 fn check_size(index: usize, height: usize, width: usize) -> Result<()> {
-    if width < 6 || height < 4 {
+    if !(6..=32768).contains(&width) || !(4..=32768).contains(&height) {
         return Err(Error::invalid(format!(
-            "image {index} of the batch is {width}x{height} (width x height); the DVPP operators take 6x4 and up"
+            "image {index} of the batch is {width}x{height} (width x height); the DVPP operators take 6x4 to 32768x32768"
         )));
     }
     Ok(())
@@ -100,6 +103,9 @@ struct Slot {
 }
 
 type Ring = Arc<Mutex<Vec<Slot>>>;
+
+/// A queued batch: each image's crop and flip, and its last step.
+type Queued = (Vec<(Crop, bool)>, Option<Detached>);
 
 /// Decodes and augments batches of JPEGs on a DVPP stream of its own.
 ///
@@ -157,8 +163,10 @@ impl Pipeline {
     }
 
     /// How many batch slots exist: one per batch held at once, plus one per
-    /// batch whose uploads were still running when the next was loaded (a
-    /// slot is never taken back by waiting on the host).
+    /// batch whose uploads were still running when the next was loaded, plus
+    /// the slots too small for a later, larger batch (kept for smaller ones:
+    /// a slot is never taken back, nor its memory freed, by waiting on the
+    /// host).
     pub fn slots_made(&self) -> usize {
         self.slots_made
     }
@@ -170,6 +178,13 @@ impl Pipeline {
             let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
             let mut ready = None;
             for (i, slot) in ring.iter().enumerate() {
+                // Only a slot whose images are large enough: replacing a
+                // smaller one's images would free them, which waits on the
+                // host for the reads a consumer may still have queued. A
+                // smaller slot stays in the ring for smaller batches.
+                if DeviceSlice::len(&slot.images) < per_batch {
+                    continue;
+                }
                 // A query, never a wait: a slot whose uploads still run stays.
                 if slot
                     .upload
@@ -185,29 +200,49 @@ impl Pipeline {
         let mut slot = match free {
             Some(slot) => slot,
             None => {
-                self.slots_made += 1;
-                Slot {
+                let slot = Slot {
                     images: DeviceBuffer::zeroed(ctx, per_batch.max(1))?,
                     staging: HostBuffer::zeroed(ctx, bytes.max(1))?,
                     upload: None,
-                }
+                };
+                // Counted once it exists: a failed allocation made no slot.
+                self.slots_made += 1;
+                slot
             }
         };
-        if DeviceSlice::len(&slot.images) < per_batch {
-            slot.images = DeviceBuffer::zeroed(ctx, per_batch)?;
-        }
+        // A staging too small for this batch's bytes grows (its uploads have
+        // run: freeing it waits for nothing); if that fails, the slot goes
+        // back to the ring as it was rather than being lost.
         if slot.staging.len() < bytes {
-            slot.staging = HostBuffer::zeroed(ctx, bytes)?;
+            match HostBuffer::zeroed(ctx, bytes) {
+                Ok(staging) => slot.staging = staging,
+                Err(e) => {
+                    self.give_back(slot);
+                    return Err(e);
+                }
+            }
         }
         Ok(slot)
+    }
+
+    /// Returns a slot to the ring (a failed load's, or a dropped batch's).
+    fn give_back(&self, slot: Slot) {
+        self.ring
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(slot);
     }
 
     /// Queues the decode and augmentation of `jpegs` into a new batch of
     /// shape `[jpegs.len(), 3, height, width]` and returns it at once.
     ///
     /// Every file's header is read first: a file the decoder cannot take (or
-    /// under 6x4 pixels) is an error naming its index, before anything is
-    /// queued. Grey JPEGs come out with three equal channels.
+    /// outside 6x4 to 32768x32768 pixels) is an error naming its index,
+    /// before anything is queued. Grey JPEGs come out with three equal channels.
+    ///
+    /// A load that returns an error (a refusal, or a runtime call that
+    /// failed part way) consumes none of the seed's draws and keeps its slot
+    /// in the ring: the next load makes the batch the failed one would have.
     pub fn load(&mut self, jpegs: &[&[u8]]) -> Result<Batch> {
         let mut sources = Vec::with_capacity(jpegs.len());
         for (i, jpeg) in jpegs.iter().enumerate() {
@@ -230,9 +265,9 @@ impl Pipeline {
     /// same crop, flip and normalize, with the same draws of the seed as a
     /// [`load`](Pipeline::load) of the same sizes would make.
     ///
-    /// An image whose `pixels` are not `3 * height * width` bytes, or that is
-    /// under 6x4 pixels, is an error naming its index, before anything is
-    /// queued.
+    /// An image outside 6x4 to 32768x32768 pixels, or whose `pixels` are not
+    /// `3 * height * width` bytes, is an error naming its index, before
+    /// anything is queued.
     pub fn load_decoded(&mut self, images: &[HostImage<'_>]) -> Result<Batch> {
         let mut sources = Vec::with_capacity(images.len());
         for (i, image) in images.iter().enumerate() {
@@ -264,6 +299,40 @@ impl Pipeline {
         }
         let total: usize = sources.iter().map(|s| s.bytes.len()).sum();
         let mut slot = self.take_slot(sources.len(), total)?;
+        // The draws come from a copy of the generator, kept only if every
+        // step was queued: a load that fails consumes no draws, so the next
+        // load makes the batch this one would have, whichever call failed.
+        let mut rng = self.rng.clone();
+        match self.queue_batch(&mut slot, sources, &mut rng) {
+            Ok((augmentations, last)) => {
+                self.rng = rng;
+                Ok(Batch {
+                    slot: Some(slot),
+                    ring: Arc::clone(&self.ring),
+                    shape: [sources.len(), 3, self.config.height, self.config.width],
+                    augmentations,
+                    last,
+                })
+            }
+            Err(e) => {
+                // Back to the ring, not dropped: a failed load loses no slot
+                // (`slots_made` stays the count of slots). Its queued steps
+                // are tracked by its buffers, and `upload` is the last upload
+                // queued from its staging, so it is taken again only once
+                // that has run, as after any batch.
+                self.give_back(slot);
+                Err(e)
+            }
+        }
+    }
+
+    /// Fills `slot`'s staging and queues every image's steps into it.
+    fn queue_batch(
+        &self,
+        slot: &mut Slot,
+        sources: &[Source<'_>],
+        rng: &mut SplitMix64,
+    ) -> Result<Queued> {
         // The slot's earlier uploads have run (take_slot): no wait here.
         slot.upload = None;
         let staging = slot.staging.as_mut_slice()?;
@@ -276,22 +345,13 @@ impl Pipeline {
         let mut last = None;
         let mut offset = 0;
         for (i, source) in sources.iter().enumerate() {
-            let crop = self
-                .config
-                .crop
-                .sample(&mut self.rng, source.height, source.width);
-            let flip = self.rng.uniform(0.0, 1.0) < self.config.flip_probability;
+            let crop = self.config.crop.sample(rng, source.height, source.width);
+            let flip = rng.uniform(0.0, 1.0) < self.config.flip_probability;
             augmentations.push((crop, flip));
-            last = Some(self.queue_image(&mut slot, i, offset, source, crop, flip)?);
+            last = Some(self.queue_image(slot, i, offset, source, crop, flip)?);
             offset += source.bytes.len();
         }
-        Ok(Batch {
-            slot: Some(slot),
-            ring: Arc::clone(&self.ring),
-            shape: [sources.len(), 3, self.config.height, self.config.width],
-            augmentations,
-            last,
-        })
+        Ok((augmentations, last))
     }
 
     /// Queues one image's steps; returns the handle of its last one.
