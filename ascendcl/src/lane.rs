@@ -28,6 +28,11 @@ use crate::callback;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::event::TailEvent;
+use crate::held_events::HeldEvents;
+
+/// Held events ([`crate::held_events`]) beyond which a wait-heavy stream is
+/// asked whether its oldest held position has run.
+const HELD_BEFORE_QUERY: usize = 64;
 
 /// The launches this crate queued on one stream handle.
 pub(crate) struct Lane {
@@ -86,6 +91,8 @@ struct LaneState {
     /// The latest event recorded at the tail, and the positions it covers
     /// (every one below the number).
     tail: Option<(Arc<TailEvent>, u64)>,
+    /// Other streams' tail events that waits queued here refer to.
+    held: HeldEvents,
 }
 
 // SAFETY: the stream handle is an identifier ACL accepts from any thread; the
@@ -146,6 +153,7 @@ impl Lane {
                 retired: false,
                 next: 0,
                 tail: None,
+                held: HeldEvents::default(),
             }),
         })
     }
@@ -176,6 +184,57 @@ impl Lane {
             position,
         };
         Ok((result, at))
+    }
+
+    /// [`Lane::queue`] for a launch that `launch` queues behind waits on
+    /// `events` (other streams' tail events, handed to `launch`): the lane
+    /// holds them until the
+    /// launch is known finished ([`crate::held_events`]). When more than
+    /// [`HELD_BEFORE_QUERY`] are held, asks whether the oldest has run.
+    pub(crate) fn queue_after_waits<T>(
+        self: &Arc<Self>,
+        events: Vec<Arc<TailEvent>>,
+        launch: impl FnOnce(&[Arc<TailEvent>]) -> T,
+    ) -> Result<(T, QueuedAt)> {
+        if events.is_empty() {
+            return self.queue(|| launch(&[]));
+        }
+        let mut state = self.lock();
+        if self.capturing.load(Ordering::Acquire) {
+            return Err(capturing_refusal("tracked work"));
+        }
+        let position = state.next;
+        let result = launch(&events);
+        state.next += 1;
+        state
+            .held
+            .release_below(self.completed.load(Ordering::Acquire));
+        // Whatever `launch` returned, the waits before its failure are queued.
+        state.held.hold(position, events);
+        let oldest = state
+            .held
+            .oldest()
+            .filter(|_| state.held.len() > HELD_BEFORE_QUERY);
+        drop(state);
+        if let Some(oldest) = oldest {
+            // Only a stream that waits often and is never waited for gets
+            // here: one query (or tail record) lets the finished go.
+            if self.is_complete(oldest).unwrap_or(false) {
+                let completed = self.completed.load(Ordering::Acquire);
+                self.lock().held.release_below(completed);
+            }
+        }
+        let at = QueuedAt {
+            lane: self.clone(),
+            position,
+        };
+        Ok((result, at))
+    }
+
+    /// The stream was destroyed (`aclrtDestroyStream` waited for its work):
+    /// every wait queued on it has run.
+    pub(crate) fn destroyed(&self) {
+        self.lock().held.release_all();
     }
 
     /// Queues a host callback (`launch` gets what the callback proves when it
@@ -273,6 +332,8 @@ impl Lane {
     /// before it has finished.
     pub(crate) fn synchronized(&self, upto: u64) {
         self.advance(upto);
+        let completed = self.completed.load(Ordering::Acquire);
+        self.lock().held.release_below(completed);
     }
 
     /// The cached tail event if it covers `position` (no runtime call).

@@ -165,6 +165,7 @@ mod event;
 mod few;
 pub mod graph;
 pub mod hccl;
+mod held_events;
 mod lane;
 mod latest_markers;
 mod memory;

@@ -44,6 +44,12 @@
 //!   use on another stream of the same context, is queued and given its
 //!   position, and is added to each tracker. Another thread sees all of that
 //!   or none of it, so no use is ever lost.
+//! * **An event a queued wait uses is not reused.** The tail events are
+//!   pooled per context. `S`'s lane keeps every event its queued waits
+//!   refer to until the launch after them is known finished (or `S` is
+//!   destroyed, which waits for its work); only then can the event go back to
+//!   the pool and be recorded again elsewhere, which could otherwise release
+//!   the queued wait early (`held_events.rs`; `tests/soundness_event_reuse.rs`).
 //! * **No lock is held across a wait for the device.** A conflicting use
 //!   that `S` cannot wait on with an event (on another context or device, or
 //!   one no event can be recorded for) is waited for on the host *before* the critical

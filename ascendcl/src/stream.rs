@@ -394,6 +394,7 @@ impl StreamInner {
             lib.aclrtDestroyStream(self.raw)
         })?;
         self.owned = false;
+        self.lane.destroyed();
         Ok(())
     }
 }

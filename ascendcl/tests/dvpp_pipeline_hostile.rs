@@ -416,8 +416,8 @@ fn a_consumer_holding_more_batches_than_the_ring_had_and_dropping_them_shuffled_
         }
         assert!(p.slots_made() < 12, "no slot handed back was reused");
         assert_no_synchronize(env);
-        // Drained before the references run on streams of their own: see
-        // the ignored test below for what happens otherwise.
+        // Drained before the references run on streams of their own (the
+        // test below checks the case without).
         compute.synchronize()?;
         env.slow_streams(Duration::ZERO);
         for (k, (doubled, draws)) in done.iter().enumerate() {
@@ -433,18 +433,14 @@ fn a_consumer_holding_more_batches_than_the_ring_had_and_dropping_them_shuffled_
     });
 }
 
-/// DEFECT outside the pipeline (reported, not fixed): `compute` is ordered
-/// after batch `a` by a wait on the DVPP stream's tail event E. The next
-/// cross-stream wait records a newer tail, and E goes back to the context's
-/// event pool (lane.rs, event.rs) with its record and that wait still
-/// queued. Recorded next on an idle stream, E completes at once, and the
-/// mock (one generation counter per event) releases `compute`'s wait: the
-/// consumer reads `a` before it is written, with no misuse reported. Either
-/// the pool must not reuse an event with queued records or waits, or, if
-/// CANN ties a wait to the record before it (as CUDA does), the mock's event
-/// model is what is wrong.
+/// Found by this file: `compute` is ordered after batch `a` by a wait on
+/// the DVPP stream's tail event E. The next cross-stream wait records a
+/// newer tail, and E used to go back to the context's event pool with that
+/// wait still queued; recorded next on an idle stream, E completed at once
+/// and the mock released `compute`'s wait, so the consumer read `a` before
+/// it was written. The waiting stream now holds E until the wait has run
+/// (`held_events.rs`).
 #[test]
-#[ignore = "defect in ascendcl's tail-event pool (see the comment): a consumer reads a batch before it is written"]
 fn a_consumer_stays_ordered_after_a_batch_when_another_stream_reuses_a_pooled_event() {
     common::check(|env| {
         let (_device, ctx) = env.device0();

@@ -110,8 +110,8 @@ pub(crate) fn enqueue(
     let lib = ctx.lib();
     // The waits and the launch in the lane's critical section, which a
     // capture's begin takes too: none of them can land in a capture.
-    let (launched, at) = stream.inner.lane.queue(|| {
-        for event in &events {
+    let (launched, at) = stream.inner.lane.queue_after_waits(events, |events| {
+        for event in events {
             // SAFETY: a live stream of the current context and a live pooled
             // ACL_EVENT_SYNC event of the same context.
             check(lib, "aclrtStreamWaitEvent", unsafe {

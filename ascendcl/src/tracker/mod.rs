@@ -27,7 +27,10 @@
 //! 2. **Positions follow the stream's order**: the position is taken in the
 //!    same critical section of the lane as the launch, and a tail event is
 //!    recorded under that lock too, so an event covering position `p` was
-//!    recorded after every launch at or before `p` was queued.
+//!    recorded after every launch at or before `p` was queued. An event that
+//!    a queued wait refers to stays with the waiting lane, out of the pool,
+//!    until that wait is known to have run (`crate::held_events`): it is
+//!    never recorded again under a wait it should release.
 //! 3. **Uses leave the set only when proven finished**: a host wait on an
 //!    event covering them (or a stream or device-wide synchronize) returned,
 //!    a host callback queued after them started, or a
