@@ -1,4 +1,4 @@
-//! bf16 mixed precision ([`Precision::Bf16`]): the matrix products of the
+//! bf16 mixed precision ([`Precision::Bf16`](super::model::Precision::Bf16)): the matrix products of the
 //! forward and backward, with bf16 inputs and bf16 results, as PyTorch's
 //! CPU autocast (`torch.autocast("cpu", dtype=torch.bfloat16)`) runs the
 //! reference script's model.
