@@ -169,6 +169,27 @@ fn init_refuses_null_pointers_bad_ranks_foreign_blobs_and_threads_without_a_devi
             &mut comm,
         );
         assert_eq!(rc, E_PARA, "a rank table that cannot be read");
+        // The Config form (hcomm's 02_rank_table sample calls it): the same
+        // checks, and a config that must be there.
+        type ClusterConfig =
+            unsafe extern "C" fn(*const std::ffi::c_char, u32, *mut u8, *mut Comm) -> i32;
+        let cluster_config = f::<ClusterConfig>("HcclCommInitClusterInfoConfig");
+        let mut config = [0u8; 4096];
+        let table = c"no-such-ranktable.json".as_ptr();
+        assert_eq!(
+            cluster_config(table, 0, std::ptr::null_mut(), &mut comm),
+            E_PTR,
+            "no config"
+        );
+        assert_eq!(
+            cluster_config(table, 0, config.as_mut_ptr(), std::ptr::null_mut()),
+            E_PTR
+        );
+        assert_eq!(
+            cluster_config(table, 0, config.as_mut_ptr(), &mut comm),
+            E_PARA,
+            "a rank table that cannot be read"
+        );
     }
     assert_eq!(t.s.live(Resource::HcclComm), 0);
 }

@@ -197,6 +197,8 @@ fn an_injected_fault_reaches_the_remaining_communicator_functions_by_name() {
     type Name = unsafe extern "C" fn(Comm, *mut u8) -> i32;
     type Config = unsafe extern "C" fn(u32, *const RootInfo, u32, *const u8, *mut Comm) -> i32;
     type Cluster = unsafe extern "C" fn(*const std::ffi::c_char, u32, *mut Comm) -> i32;
+    type ClusterConfig =
+        unsafe extern "C" fn(*const std::ffi::c_char, u32, *const u8, *mut Comm) -> i32;
     let mut name = [0u8; 128];
     let mut v = 0i32;
     let info = RootInfo([0; 4108]);
@@ -216,6 +218,9 @@ fn an_injected_fault_reaches_the_remaining_communicator_functions_by_name() {
                     f::<Config>(fname)(1, &info, 0, config.as_ptr(), cp)
                 }
                 "HcclCommInitClusterInfo" => f::<Cluster>(fname)(c"x".as_ptr(), 0, cp),
+                "HcclCommInitClusterInfoConfig" => {
+                    f::<ClusterConfig>(fname)(c"x".as_ptr(), 0, config.as_ptr(), cp)
+                }
                 "HcclBarrier" => f::<hccl_support::Barrier>(fname)(comms[0], std::ptr::null_mut()),
                 _ => destroy(comms[0]),
             }
@@ -229,6 +234,7 @@ fn an_injected_fault_reaches_the_remaining_communicator_functions_by_name() {
         "HcclGetCommName",
         "HcclCommInitRootInfoConfig",
         "HcclCommInitClusterInfo",
+        "HcclCommInitClusterInfoConfig",
         "HcclBarrier",
         "HcclCommDestroy",
     ] {

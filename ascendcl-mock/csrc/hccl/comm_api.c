@@ -205,28 +205,21 @@ static uint32_t rank_table_ranks(const char *text)
     return n;
 }
 
-HM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
+/* HcclCommInitClusterInfo and its Config form after their own checks. */
+static HcclResult init_cluster(aclmock_call *call, const char *clusterInfo, uint32_t rank, HcclComm *comm,
+                               uint64_t connect_ms, uint64_t exec_ms)
 {
-    uint64_t connect_ms, exec_ms;
-    aclmock_hccl_timeouts(&connect_ms, &exec_ms);
-    HM_BEGIN(HcclCommInitClusterInfo);
-    aclmock_arg_str(&call_, "clusterInfo", clusterInfo);
-    aclmock_arg_u64(&call_, "rank", rank);
-    if (HM_FAULTED()) {
-        return HM_END(fault_);
-    }
-    if (!clusterInfo || !comm) {
-        return HM_FAIL(HCCL_E_PTR, "%s is null", clusterInfo ? "comm" : "clusterInfo");
-    }
     FILE *f = fopen(clusterInfo, "rb");
     if (!f) {
-        return HM_FAIL(HCCL_E_PARA, "cannot read the rank table %s", clusterInfo);
+        aclmock_fail(HCCL_E_PARA, "cannot read the rank table %s", clusterInfo);
+        return HCCL_E_PARA;
     }
     char *text = calloc(1, 1 << 20);
     size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
     fclose(f);
     if (!text) {
-        return HM_FAIL(HCCL_E_MEMORY, "out of host memory");
+        aclmock_fail(HCCL_E_MEMORY, "out of host memory");
+        return HCCL_E_MEMORY;
     }
     /* Every rank of the job derives the same hub from the table's bytes
      * (FNV-1a; a mock decision: jobs with byte-identical tables at the same
@@ -240,13 +233,15 @@ HM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t r
     uint32_t nranks = rank_table_ranks(text);
     free(text);
     if (nranks == 0 || rank >= nranks) {
-        return HM_FAIL(HCCL_E_PARA, "rank %u is not a rank of the %u the table %s lists", rank, nranks, clusterInfo);
+        aclmock_fail(HCCL_E_PARA, "rank %u is not a rank of the %u the table %s lists", rank, nranks, clusterInfo);
+        return HCCL_E_PARA;
     }
     hm_root root;
     if (rank == 0) {
         HcclResult rc = hm_hub_start_at(&root, hash, connect_ms, exec_ms);
         if (rc != HCCL_SUCCESS) {
-            return HM_FAIL(rc, "cannot start the rank table's rendezvous (socket, thread or memory)");
+            aclmock_fail(rc, "cannot start the rank table's rendezvous (socket, thread or memory)");
+            return rc;
         }
     } else {
         memset(&root, 0, sizeof(root));
@@ -259,7 +254,44 @@ HM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t r
     HcclRootInfo info;
     memset(&info, 0, sizeof(info));
     memcpy(info.internal, &root, sizeof(root));
-    return HM_END(init_root_waiting(&call_, nranks, &info, rank, comm, connect_ms, exec_ms, rank != 0));
+    return init_root_waiting(call, nranks, &info, rank, comm, connect_ms, exec_ms, rank != 0);
+}
+
+HM_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
+{
+    uint64_t connect_ms, exec_ms;
+    aclmock_hccl_timeouts(&connect_ms, &exec_ms);
+    HM_BEGIN(HcclCommInitClusterInfo);
+    aclmock_arg_str(&call_, "clusterInfo", clusterInfo);
+    aclmock_arg_u64(&call_, "rank", rank);
+    if (HM_FAULTED()) {
+        return HM_END(fault_);
+    }
+    if (!clusterInfo || !comm) {
+        return HM_FAIL(HCCL_E_PTR, "%s is null", clusterInfo ? "comm" : "clusterInfo");
+    }
+    return HM_END(init_cluster(&call_, clusterInfo, rank, comm, connect_ms, exec_ms));
+}
+
+/* The rank-table join with a config (hcomm's docs, HcclCommInitClusterInfoConfig:
+ * the config sets buffer size, determinism and the communicator's name); as
+ * for HcclCommInitRootInfoConfig, the mock checks it is there and reads no
+ * field of it (docs/mock-conformance.md). */
+HM_EXPORT HcclResult HcclCommInitClusterInfoConfig(const char *clusterInfo, uint32_t rank, HcclCommConfig *config,
+                                                   HcclComm *comm)
+{
+    uint64_t connect_ms, exec_ms;
+    aclmock_hccl_timeouts(&connect_ms, &exec_ms);
+    HM_BEGIN(HcclCommInitClusterInfoConfig);
+    aclmock_arg_str(&call_, "clusterInfo", clusterInfo);
+    aclmock_arg_u64(&call_, "rank", rank);
+    if (HM_FAULTED()) {
+        return HM_END(fault_);
+    }
+    if (!clusterInfo || !config || !comm) {
+        return HM_FAIL(HCCL_E_PTR, "%s is null", !clusterInfo ? "clusterInfo" : !config ? "config" : "comm");
+    }
+    return HM_END(init_cluster(&call_, clusterInfo, rank, comm, connect_ms, exec_ms));
 }
 
 /* "devices": the ids as "[0,1]" (null as null, "?" for more than 4096),

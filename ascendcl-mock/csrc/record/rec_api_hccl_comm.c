@@ -91,6 +91,20 @@ REC_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t 
     return (HcclResult)REC_END(rc);
 }
 
+REC_EXPORT HcclResult HcclCommInitClusterInfoConfig(const char *clusterInfo, uint32_t rank, HcclCommConfig *config,
+                                                    HcclComm *comm)
+{
+    REC_BEGIN(HcclCommInitClusterInfoConfig);
+    ra_str(&c, "clusterInfo", clusterInfo);
+    ra_u64(&c, "rank", rank);
+    aclError rc;
+    REC_INVOKE(rc, clusterInfo, rank, config, comm);
+    if (rc == HCCL_SUCCESS && comm) {
+        ro_new_comm(&c, "comm", *comm);
+    }
+    return (HcclResult)REC_END(rc);
+}
+
 REC_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
 {
     REC_BEGIN(HcclCommInitAll);
