@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <utility>
+#include <vector>
 #include "acl/acl.h"
 
 namespace standin {
@@ -63,6 +64,21 @@ inline void OnStream(aclrtStream stream, void *dev, size_t bytes, std::function<
     } else {
         aclrtLaunchHostFunc(stream, [](void *arg) { delete static_cast<Job *>(arg); }, job);
     }
+}
+
+// The same, done before returning: waits for the stream, then changes
+// dev[0, bytes) with synchronous copies. For the kernels of samples that
+// destroy their stream with aclrtDestroyStreamForce right after the launch,
+// without a synchronize: on a card the one-block kernel has run by then, while
+// a force-destroy discards what is still queued (the mock does), so a
+// stand-in queued on the stream would never run.
+inline void Now(aclrtStream stream, void *dev, size_t bytes, const std::function<void(void *)> &body)
+{
+    std::vector<unsigned char> host(bytes);
+    aclrtSynchronizeStream(stream);
+    aclrtMemcpy(host.data(), bytes, dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    body(host.data());
+    aclrtMemcpy(dev, bytes, host.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
 }
 
 } // namespace standin
