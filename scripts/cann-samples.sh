@@ -42,7 +42,7 @@ mock=$(grep '"reason":"build-script-executed"' "$build_json" | grep 'ascendcl-mo
     sed -E 's/.*"out_dir":"([^"]*)".*/\1/' | tail -n 1)
 [ -f "$mock/libascendcl.so" ] || { echo "error: no mock in '$mock'" >&2; exit 1; }
 mock_libs=(ascendcl nnopbase opapi hccl hcomm msprofiler acl_dvpp_op)
-link_flags=(-L"$mock" -Wl,-rpath,"$mock" -Wl,--as-needed)
+link_flags=(-L"$mock" "-Wl,-rpath,$mock" "-Wl,--as-needed")
 for l in "${mock_libs[@]}"; do link_flags+=(-l"$l"); done
 link_flags+=(-lpthread)
 # what the mock's libraries export, to tell a missing operator before compiling
