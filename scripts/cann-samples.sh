@@ -17,7 +17,8 @@
 # Environment: CANN_SAMPLES_TIMEOUT (seconds per program, default 120),
 # CANN_SAMPLES_ONLY (an extended regex: only the programs whose name
 # matches), CANN_SAMPLES_WORK (build directory, default a temporary one, kept
-# when set). Verdicts:
+# when set), CANN_SAMPLES_ALL=1 (also list the op examples left out because
+# the mock lacks their operators). Verdicts:
 #   PASS [(no check in the sample)] [misuse N: KIND ...]
 #   FAIL (exit N: last error line)   TIMEOUT   NO-BUILD (first compiler error)
 #   NO-LINK (missing: symbols)       CANNOT-RUN-ON-A-MOCK (why)
@@ -131,7 +132,7 @@ run() {
     local n
     n=$(awk '/^misuse / {s += $2} END {print s + 0}' "$m" 2>/dev/null || echo 0)
     if [ "${n:-0}" -gt 0 ]; then
-        misuse="misuse $n: $(grep -v '^misuse ' "$m" | cut -d: -f1,2 | sort -u | head -3 | tr '\n' ';')"
+        misuse="misuse $n: $(grep -v '^misuse ' "$m" | cut -d: -f1,2 | sort -u | head -3 | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
     fi
 }
 # The verdict of a run from $rc, $log, $misuse; "checks" = the sample compares.
@@ -139,9 +140,9 @@ verdict() {
     local checks=$1 err
     err=$(grep -m1 -E '\[ERROR\]|failed\. ERROR|return err|[Ff]ail(ed|ure)|[Mm]ismatch|wrong value' "$log" | cut -c1-140)
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "TIMEOUT (${timeout_s}s)"
-    elif [ "$rc" -gt 128 ] && [ -z "$err" ]; then echo "FAIL (exit $rc: SIG$(kill -l $((rc - 128))))${misuse:+ $misuse}"
-    elif [ "$rc" -ne 0 ]; then echo "FAIL (exit $rc: ${err:-$(tail -n 1 "$log" | cut -c1-140)})${misuse:+ $misuse}"
-    elif [ -n "$err" ]; then echo "FAIL (exit 0, printed: $err)${misuse:+ $misuse}"
+    elif [ "$rc" -gt 128 ] && [ -z "$err" ]; then echo "FAIL (exit $rc: SIG$(kill -l $((rc - 128))))${misuse:+ ($misuse)}"
+    elif [ "$rc" -ne 0 ]; then echo "FAIL (exit $rc: ${err:-$(tail -n 1 "$log" | cut -c1-140)})${misuse:+ ($misuse)}"
+    elif [ -n "$err" ]; then echo "FAIL (exit 0, printed: $err)${misuse:+ ($misuse)}"
     elif [ "$checks" = yes ]; then echo "PASS${misuse:+ ($misuse)}"
     else echo "PASS (no check in the sample)${misuse:+ ($misuse)}"; fi
 }
