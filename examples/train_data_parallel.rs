@@ -23,7 +23,9 @@
 //! uses 8 devices, or the largest power of two of them that is present.
 //!
 //! `--model gpt` trains `train_gpt`'s transformer instead, from threads, on
-//! up to 4 ranks (the reference batch has 4 sequences): gradients summed in
+//! 8 ranks (on more ranks than the reference batch's 4 sequences, the batch
+//! is repeated so that each rank has a whole sequence: the same mean loss
+//! and gradients): gradients summed in
 //! buckets, one per block plus one for the embeddings, each all-reduced on
 //! a stream of its own while the backward goes on
 //! (`ascendcl_examples::gpt::data_parallel`); the same checks against one
@@ -382,15 +384,19 @@ fn run(args: &[String]) -> ascendcl::Result<bool> {
         let (rt, backend) = ascendcl_examples::runtime()?;
         println!("backend: {backend}");
         let batch = ascendcl_examples::gpt::B;
-        let available = (rt.device_count()? as usize).min(batch);
+        let available = rt.device_count()? as usize;
         let ranks = match flag::<usize>(args, "--ranks")? {
-            Some(n) if n == 0 || batch % n != 0 || n > available => {
+            Some(n)
+                if n == 0
+                    || n > available
+                    || ascendcl_examples::gpt::data_parallel::sequences(n).is_err() =>
+            {
                 return Err(invalid(format!(
-                    "--ranks {n}: want a divisor of the GPT's batch ({batch}) no larger than {available}"
+                    "--ranks {n}: want a divisor or a multiple of the GPT's batch ({batch}), no more than the {available} devices"
                 )));
             }
             Some(n) => n,
-            None => (0..=2)
+            None => (0..=3)
                 .rev()
                 .map(|p| 1 << p)
                 .find(|&n| n <= available)

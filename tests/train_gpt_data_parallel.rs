@@ -62,3 +62,38 @@ fn two_ranks_with_bucketed_all_reduces_match_one_device_and_pytorch() {
     );
     assert_eq!(session.misuse_total(), 0, "{}", session.misuse_log());
 }
+
+#[test]
+fn eight_ranks_on_the_reference_batch_repeated_match_one_device_and_pytorch() {
+    let session = ascendcl_mock::session();
+    let rt = Runtime::with_library(session.library()).expect("runtime on the mock");
+    let reference = Reference::read().expect("the committed reference");
+    let single = train_threads(&[Device::open(&rt, 0).expect("device 0")], &reference)
+        .expect("one device")
+        .remove(0);
+    let devices: Vec<Device> = (0..8)
+        .map(|i| Device::open(&rt, i).expect("a device"))
+        .collect();
+    let runs = train_threads(&devices, &reference).expect("eight ranks");
+    assert!(
+        runs.iter().all(|r| r.weights == runs[0].weights),
+        "ranks diverged"
+    );
+    let worst = runs[0]
+        .weights
+        .iter()
+        .zip(&single.weights)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    assert!(worst <= 1e-5, "{worst} from one device");
+    for k in 0..STEPS {
+        let mean = runs.iter().map(|r| r.losses[k]).sum::<f64>() / 8.0;
+        let expected = reference.losses[k];
+        assert!(
+            (mean - expected).abs() <= 1e-5 * expected,
+            "step {}: {mean} vs {expected}",
+            k + 1
+        );
+    }
+    assert!(session.misuse_log().is_empty(), "{}", session.misuse_log());
+}

@@ -37,22 +37,32 @@ struct InFlight {
     params: Vec<usize>,
 }
 
-/// Rank `comm.rank()` of `comm.size()` trains `STEPS` steps on its
-/// `B / size` sequences of each of the reference's batches.
-pub fn train_rank(comm: &Communicator, reference: &Reference) -> ascendcl::Result<RankRun> {
-    let ranks = comm.size() as usize;
-    if ranks == 0 || B % ranks != 0 {
+/// The sequences of a step on `ranks` ranks: the reference's `B`, or, with
+/// more ranks than that, the reference batch repeated `ranks / B` times so
+/// that each rank has a whole sequence. A repeated batch has the same mean
+/// loss and gradients, so the PyTorch check still applies.
+pub fn sequences(ranks: usize) -> ascendcl::Result<usize> {
+    let sequences = B.max(ranks);
+    if ranks == 0 || sequences % ranks != 0 || sequences % B != 0 {
         return Err(ascendcl::Error::InvalidArgument(format!(
-            "{ranks} ranks do not divide the batch of {B} sequences"
+            "{ranks} ranks: want a divisor of the batch of {B} sequences or a multiple of it"
         )));
     }
+    Ok(sequences)
+}
+
+/// Rank `comm.rank()` of `comm.size()` trains `STEPS` steps on its
+/// share of each of the reference's batches ([`sequences`]).
+pub fn train_rank(comm: &Communicator, reference: &Reference) -> ascendcl::Result<RankRun> {
+    let ranks = comm.size() as usize;
+    let sequences = sequences(ranks)?;
     let ctx = comm.device().default_context();
     let (compute, comm_stream) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
     let alloc = CachingAllocator::new(&ctx, AllocatorConfig::expandable())?;
     let gpt = Gpt {
         stream: &compute,
         alloc: &alloc,
-        batch: B / ranks,
+        batch: sequences / ranks,
         precision: Precision::F32,
         loss_seed: None,
     };
@@ -62,6 +72,7 @@ pub fn train_rank(comm: &Communicator, reference: &Reference) -> ascendcl::Resul
     let mine = comm.rank() as usize * gpt.rows()..(comm.rank() as usize + 1) * gpt.rows();
     for k in 0..STEPS {
         let (inputs, targets) = reference.batch(k);
+        let (inputs, targets) = (inputs.repeat(sequences / B), targets.repeat(sequences / B));
         let saved = gpt.forward(
             &params,
             &consts,
@@ -119,7 +130,7 @@ pub fn train_rank(comm: &Communicator, reference: &Reference) -> ascendcl::Resul
     for value in &params.values {
         weights.extend(value.to_vec()?);
     }
-    debug_assert_eq!(gpt.rows() * ranks, B * T);
+    debug_assert_eq!(gpt.rows() * ranks, sequences * T);
     Ok(RankRun {
         losses,
         weights,
@@ -191,10 +202,11 @@ pub fn run(rt: &Runtime, ranks: usize) -> ascendcl::Result<bool> {
         );
     }
     println!(
-        "gpt on {ranks} ranks, {} of {B} sequences each, {} bucketed all-reduces per step \
+        "gpt on {ranks} ranks, {} of {} sequences each, {} bucketed all-reduces per step \
          overlapping the backward: weights bit-identical across ranks: {identical}; largest \
          difference to one device {worst:.2e} absolute ({worst_name})",
-        B / ranks,
+        sequences(ranks)? / ranks,
+        sequences(ranks)?,
         runs[0].collectives_per_step
     );
     Ok(identical && worst <= 1e-5 && losses_ok)
