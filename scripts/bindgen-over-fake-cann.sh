@@ -6,12 +6,14 @@
 # whether CANN's headers or ours are read, and how CANN's are read:
 #
 #   runtime-only  include/acl/ only (a CANN runtime image): runtime and
-#                 profiler from CANN's, aclnn and hccl from ours
+#                 profiler from CANN's, aclnn, hccl and dvpp from ours
 #   full          + aclnn/acl_meta.h, aclnn/aclnn_base.h, aclnn/opdev/op_errno.h,
-#                 aclnnop/aclnn_<op>.h, hccl/hccl.h, hccl_types.h, hccl_comm.h:
-#                 every library from CANN's (aclnn and hccl parsed as C++)
+#                 aclnnop/aclnn_<op>.h, hccl/hccl.h, hccl_types.h, hccl_comm.h,
+#                 acldvppop/acldvpp_base.h, acldvpp_init.h, acldvpp_<op>.h:
+#                 every library from CANN's (aclnn, hccl and dvpp parsed as C++)
 #   broken-aclnn  full, with a C++ syntax error in aclnn/acl_meta.h: aclnn
-#                 falls back to ours with a warning, the rest from CANN's
+#                 and dvpp (whose headers include it) fall back to ours with a
+#                 warning, the rest from CANN's
 #   no libclang   LIBCLANG_PATH names an empty directory: a build error that
 #                 says what to install, not a panic
 #
@@ -50,6 +52,16 @@ lay_out_full() {
     cp "$ours/hccl/hccl.h" "$include/hccl/hccl.h"
     for header in hccl_types.h hccl_comm.h; do
         printf '#include "hccl/hccl.h"\n' >"$include/hccl/$header"
+    done
+    # acldvppop/: our declarations as acldvpp_base.h (including the aclnn
+    # types from acl_meta.h, as CANN's do), each other header including it;
+    # the names from bindgen_headers.rs, as for aclnn.
+    mkdir -p "$include/acldvppop"
+    sed 's#"aclnn/aclnn.h"#"aclnn/acl_meta.h"#' "$ours/acldvppop/acldvpp.h" >"$include/acldvppop/acldvpp_base.h"
+    dvpp_headers=$(grep -o '"acldvppop/[a-z0-9_]*\.h"' ascendcl-sys/bindgen_headers.rs | tr -d '"' | sort -u)
+    [ -n "$dvpp_headers" ] || { echo "no acldvppop header names found in bindgen_headers.rs"; exit 1; }
+    for header in $dvpp_headers; do
+        [ -e "$include/$header" ] || printf '#include "acldvppop/acldvpp_base.h"\n' >"$include/$header"
     done
 }
 
@@ -91,16 +103,19 @@ check() {
             exit 1
         }
     done
-    echo "    the 8 regenerated files equal the committed ones; ascendcl-sys compiles against them"
+    echo "    the $(ls ascendcl-sys/src/bindings/*.rs | wc -l) regenerated files equal the committed ones; ascendcl-sys compiles against them"
 }
 
-check runtime-only "runtime=cann profiler=cann aclnn=ours hccl=ours"
+check runtime-only "runtime=cann profiler=cann aclnn=ours hccl=ours dvpp=ours"
 grep -q "aclnn bindings generated from our declaration header .*lacks aclnn/acl_meta.h" "$fakes/runtime-only.log" \
     || { echo "runtime-only: the aclnn warning does not name the missing header"; exit 1; }
-check full "runtime=cann profiler=cann aclnn=cann hccl=cann"
-check broken-aclnn "runtime=cann profiler=cann aclnn=ours hccl=cann"
+check full "runtime=cann profiler=cann aclnn=cann hccl=cann dvpp=cann"
+# CANN's DVPP headers include acl_meta.h, so they fail with it and fall back too.
+check broken-aclnn "runtime=cann profiler=cann aclnn=ours hccl=cann dvpp=ours"
 grep -q "aclnn bindings: bindgen failed on CANN's headers" "$fakes/broken-aclnn.log" \
     || { echo "broken-aclnn: no warning that bindgen failed on CANN's aclnn headers"; exit 1; }
+grep -q "dvpp bindings: bindgen failed on CANN's headers" "$fakes/broken-aclnn.log" \
+    || { echo "broken-aclnn: no warning that bindgen failed on CANN's DVPP headers"; exit 1; }
 
 echo "--- no libclang: a build error that says what to install"
 empty=$(mktemp -d)
