@@ -5,9 +5,15 @@
 //! ([`crate::lane`]). The wait runs when the waiting stream reaches it, which
 //! may be long after the launch returned; until then E must not go back to
 //! the context's pool, or the next party to take it records it elsewhere and
-//! the queued wait may be released by that record instead (the mock does so,
-//! and CANN's docs ask for a wait's event to stay as it is until the wait
-//! has run). So the waiting stream's lane holds an `Arc` of every event its
+//! the queued wait may be released by that record instead. CANN promises
+//! that a wait keeps the record it was queued behind only for events made
+//! by `aclrtCreateEventExWithFlag` ("the task saved in the latest event is
+//! used and will not be affected by subsequent calling of aclrtRecordEvent",
+//! CANN 8.0 application development API, aclrtRecordEvent,
+//! aclcppdevg_03_0083); the pool's events come from
+//! `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)`, for which it promises nothing
+//! of the kind, and the mock releases such a wait at the next record's
+//! completion. So the waiting stream's lane holds an `Arc` of every event its
 //! queued waits use, tagged with the position of the launch they precede,
 //! and lets go of it once that position is known finished, or when the
 //! stream is destroyed (`aclrtDestroyStream` waits for the stream's work).
