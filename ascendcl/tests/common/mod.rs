@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod dvpp;
 pub mod review;
 pub mod sweep;
 
