@@ -49,7 +49,9 @@
 //!   refer to until the launch after them is known finished (or `S` is
 //!   destroyed, which waits for its work); only then can the event go back to
 //!   the pool and be recorded again elsewhere, which could otherwise release
-//!   the queued wait early (`held_events.rs`; `tests/soundness_event_reuse.rs`).
+//!   the queued wait early (`held_events.rs`; `tests/soundness_event_reuse.rs`;
+//!   the model check's pool, which finds the wait released early when the
+//!   hold is taken away).
 //! * **No lock is held across a wait for the device.** A conflicting use
 //!   that `S` cannot wait on with an event (on another context or device, or
 //!   one no event can be recorded for) is waited for on the host *before* the critical

@@ -24,11 +24,19 @@
 //! * a host access, a free, or a `Pending::wait` returning never happens
 //!   while a conflicting queued operation has not run.
 //!
-//! To show the checker has teeth, two broken protocols are modelled too and
-//! must fail: a position taken in a critical section of its own, before the
-//! launch (an event recorded in between covers a position whose work is
-//! queued after it), and the tracker of an earlier release (one "last use"
-//! slot, updated after the queueing in a separate critical section).
+//! Tail events come from a pool (`pool.rs`): a record takes a slot nothing
+//! refers to, and a wait is released by its slot's latest record, as the
+//! mock does for `aclrtCreateEventWithFlag` events; a wait queued on a
+//! stream refers to its slot until the launch after it has run
+//! (`crate::held_events`).
+//!
+//! To show the checker has teeth, three broken protocols are modelled too
+//! and must fail: a position taken in a critical section of its own, before
+//! the launch (an event recorded in between covers a position whose work is
+//! queued after it); the tracker of an earlier release (one "last use"
+//! slot, updated after the queueing in a separate critical section); and a
+//! pool that takes back an event a queued wait still refers to (a later
+//! record on another stream releases that wait early).
 
 use std::collections::VecDeque;
 
@@ -64,6 +72,11 @@ enum Protocol {
     PositionOutsideCriticalSection,
     /// An earlier one: one slot, recorded in a second critical section.
     PreviousSingleSlot,
+    /// Planted bug (the one `crate::held_events` fixed): a pooled event
+    /// goes back to the pool as soon as no lane caches it and no host
+    /// thread waits on it, although a wait queued on another stream still
+    /// refers to it.
+    PoolReuseUnderQueuedWait,
 }
 
 #[derive(Debug, Clone)]
@@ -146,6 +159,9 @@ struct World {
     threads: Vec<Thread>,
     /// The thread holding each tracker's lock across an enqueue.
     held: Vec<Option<usize>>,
+    /// The pooled event (slot) of each record, and each slot's latest
+    /// record (`pool.rs`).
+    pool: pool::Pool,
 }
 
 fn conflict(a: Access, b: Access) -> bool {
@@ -162,6 +178,7 @@ impl World {
             complete: Vec::new(),
             ops: Vec::new(),
             held: vec![None; buffers],
+            pool: pool::Pool::default(),
             threads: scripts
                 .into_iter()
                 .map(|script| Thread {
@@ -180,8 +197,8 @@ impl World {
             key += &t.key();
         }
         key += &format!(
-            "{:?}{:?}{:?}{:?}",
-            self.streams, self.lanes, self.complete, self.held
+            "{:?}{:?}{:?}{:?}{:?}",
+            self.streams, self.lanes, self.complete, self.held, self.pool
         );
         for op in &self.ops {
             key += if op.ran { "r" } else { "q" };
@@ -219,6 +236,8 @@ impl World {
         }
         self.complete.push(false);
         let event = self.complete.len() - 1;
+        let slot = self.free_slot();
+        self.pool.record(event, slot);
         self.streams[s].push_back(DeviceOp::Record(event));
         let covers = self.lanes[s].next;
         self.lanes[s].tail = Some((event, covers));
@@ -244,6 +263,8 @@ impl World {
             for u in uses {
                 if let Some((event, _, _)) = self.event_for(u) {
                     self.streams[stream].push_back(DeviceOp::Wait(event));
+                    // Until the launch that follows has run: its waits have.
+                    self.pool.hold_for_next_launch(stream, event);
                 }
             }
         }
@@ -265,6 +286,11 @@ impl World {
             position,
         });
         self.streams[stream].push_back(DeviceOp::Run(op));
+        self.pool.launched(
+            stream,
+            op,
+            self.protocol == Protocol::PoolReuseUnderQueuedWait,
+        );
         op
     }
 
@@ -303,7 +329,7 @@ impl World {
         let result = match (action, phase) {
             (Action::Enqueue { stream, touches }, Phase::Start) => {
                 match self.protocol {
-                    Protocol::Current => {
+                    Protocol::Current | Protocol::PoolReuseUnderQueuedWait => {
                         let buffers: Vec<usize> = touches.iter().map(|&(b, _)| b).collect();
                         if !self.lock_all(t, &buffers) {
                             return None;
@@ -439,7 +465,9 @@ impl World {
     fn step_device(&mut self, s: usize) -> Option<Result<(), String>> {
         let head = self.streams[s].front()?.clone();
         let result = match head {
-            DeviceOp::Wait(marker) if !self.complete[marker] => return None,
+            // A pooled event's wait is released by the slot's latest record
+            // (the mock's model of `aclrtCreateEventWithFlag` events).
+            DeviceOp::Wait(marker) if !self.complete[self.pool.latest(marker)] => return None,
             DeviceOp::Wait(_) => Ok(()),
             DeviceOp::Record(event) => {
                 self.complete[event] = true;
@@ -467,6 +495,7 @@ impl World {
 
 mod explore;
 mod locks;
+mod pool;
 mod protocol_tracker;
 mod scenarios;
 

@@ -188,3 +188,42 @@ fn every_interleaving_of_launches_between_another_enqueues_ordering_and_launch_i
     let states = explore(launch_between_ordering_and_launch(Protocol::Current)).unwrap();
     assert!(states > 100, "explored only {states} states");
 }
+
+/// The consumer (stream 1) is ordered after the producer's write of buffer
+/// 0 (stream 0) by a wait on stream 0's tail event; the producer's next
+/// write and the consumer's next read record a newer tail; then a host wait
+/// on an idle stream (2) records a pooled event. Reused while the first
+/// wait is still queued, that event's record releases it early.
+fn pooled_event_under_a_queued_wait(protocol: Protocol) -> World {
+    World::new(
+        protocol,
+        5,
+        3,
+        vec![vec![
+            enqueue(0, &[(0, Write)]),
+            enqueue(1, &[(0, Read), (1, Write)]),
+            enqueue(0, &[(2, Write)]),
+            enqueue(1, &[(2, Read), (3, Write)]),
+            enqueue(2, &[(4, Write)]),
+            Action::WaitPending { n: 4 },
+        ]],
+    )
+}
+
+#[test]
+fn every_interleaving_of_a_consumer_whose_wait_event_could_be_reused_stays_ordered() {
+    let states = explore(pooled_event_under_a_queued_wait(Protocol::Current)).unwrap();
+    assert!(states > 40, "explored only {states} states");
+}
+
+#[test]
+fn the_checker_finds_a_pooled_event_reused_under_a_queued_wait() {
+    let violation = explore(pooled_event_under_a_queued_wait(
+        Protocol::PoolReuseUnderQueuedWait,
+    ))
+    .unwrap_err();
+    assert!(
+        violation.contains("ran while op") && violation.contains("buffer 0"),
+        "{violation}"
+    );
+}
