@@ -10,6 +10,7 @@
 #define ACLMOCK_PROF_FUNCTIONS_H
 
 #define MOCK_PROF_FUNCTIONS(X)                                                                                 \
-    X(aclprofInit) X(aclprofFinalize) X(aclprofStart) X(aclprofStop) X(aclprofCreateConfig) X(aclprofDestroyConfig)
+    X(aclprofInit) X(aclprofFinalize) X(aclprofStart) X(aclprofStop) X(aclprofCreateConfig) X(aclprofDestroyConfig) \
+        X(aclprofSetConfig)
 
 #endif /* ACLMOCK_PROF_FUNCTIONS_H */

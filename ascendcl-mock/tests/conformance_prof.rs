@@ -235,3 +235,67 @@ fn a_mock_reset_forgets_the_profiling_state() {
     assert_eq!(finalize(prof(&t)), ACL_ERROR_PROF_NOT_RUN);
     t.assert_clean(0);
 }
+
+fn set_config(p: &Profiler, kind: aclprofConfigType, value: Option<&CStr>, length: usize) -> i32 {
+    let ptr = value.map_or(std::ptr::null(), CStr::as_ptr);
+    // SAFETY: a NUL-terminated value or null; the mock reads at most 257 bytes.
+    unsafe { p.aclprofSetConfig(kind, ptr, length) }.unwrap()
+}
+
+/// aclprofSetConfig (prof_acl_api.cpp:273-290, msprofiler_acl_api.cpp:310-313):
+/// the type must lie strictly between ACL_PROF_ARGS_MIN and ACL_PROF_ARGS_MAX,
+/// the value be at most 256 bytes and exactly `configLength` long (each
+/// 100000, in that order), and profiling initialised (100001); it may be
+/// called again, and before aclprofStart (example/profiling/0_create_config).
+#[test]
+fn set_config_checks_the_type_the_length_and_the_value_then_that_profiling_is_initialised() {
+    let t = T::new();
+    let p = prof(&t);
+    let value = c"200";
+    type K = aclprofConfigType;
+    assert_eq!(
+        set_config(p, K::ACL_PROF_STORAGE_LIMIT, Some(value), 3),
+        100001,
+        "before aclprofInit"
+    );
+    assert_eq!(set_config(p, K::ACL_PROF_ARGS_MIN, Some(value), 3), 100000);
+    assert_eq!(set_config(p, K::ACL_PROF_ARGS_MAX, Some(value), 3), 100000);
+    assert_eq!(
+        set_config(p, K::ACL_PROF_STORAGE_LIMIT, Some(value), 2),
+        100000,
+        "a wrong length"
+    );
+    assert_eq!(
+        set_config(p, K::ACL_PROF_STORAGE_LIMIT, None, 0),
+        100000,
+        "no value"
+    );
+    let long = std::ffi::CString::new("7".repeat(257)).unwrap();
+    assert_eq!(
+        set_config(p, K::ACL_PROF_STORAGE_LIMIT, Some(&long), 257),
+        100000,
+        "over 256"
+    );
+    let dir = std::env::temp_dir().join(format!("prof-set-config-{}", std::process::id()));
+    let path = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+    assert_eq!(init(p, &path), 0);
+    assert_eq!(set_config(p, K::ACL_PROF_STORAGE_LIMIT, Some(value), 3), 0);
+    assert_eq!(
+        set_config(p, K::ACL_PROF_HOST_SYS, Some(c"cpu,mem"), 7),
+        0,
+        "again, another option"
+    );
+    let mut devices = [0u32];
+    let c = config(p, &mut devices, API_AND_TASKS);
+    assert_eq!(start(p, c), 0);
+    assert_eq!(stop(p, c), 0);
+    assert_eq!(destroy(p, c), 0);
+    assert_eq!(finalize(p), 0);
+    assert_eq!(
+        set_config(p, K::ACL_PROF_STORAGE_LIMIT, Some(value), 3),
+        100001,
+        "after aclprofFinalize"
+    );
+    assert_eq!(t.s.call_count("aclprofSetConfig"), 9);
+    assert!(t.s.misuse_log().is_empty(), "{}", t.s.misuse_log());
+}

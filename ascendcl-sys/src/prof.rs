@@ -135,6 +135,13 @@ prof_functions! {
     ) -> *mut aclprofConfig;
     /// Destroys a config.
     fn aclprofDestroyConfig(profilerConfig: *const aclprofConfig) -> aclError;
+    /// Sets one more collection option (`config`: text of strlen
+    /// `configLength`, at most 256), after `aclprofInit`, before `aclprofStart`.
+    fn aclprofSetConfig(
+        configType: aclprofConfigType,
+        config: *const c_char,
+        configLength: usize,
+    ) -> aclError;
 }
 
 impl Profiler {

@@ -1,7 +1,7 @@
 /*
  * prof.c: the mock's profiler library, libmsprofiler.so: aclprofInit,
- * aclprofFinalize, aclprofCreateConfig, aclprofDestroyConfig, aclprofStart
- * and aclprofStop (acl/acl_prof.h).
+ * aclprofFinalize, aclprofCreateConfig, aclprofDestroyConfig, aclprofStart,
+ * aclprofStop and aclprofSetConfig (acl/acl_prof.h).
  *
  * Nothing is collected: each function applies CANN 8.5.0's argument and
  * state checks (src/dfx/msprof/collector/dvvp/msprofiler/prof_acl_api.cpp,
@@ -24,6 +24,8 @@
 /* prof_acl_api.h:18 (PROF_MAX_DEV_NUM) and msprofiler_acl_api.cpp:73 */
 #define PROF_MAX_DEV_NUM 64u
 #define PROF_PATH_MAX 4096u
+/* prof_acl_api.cpp:54 (CONFIG_MAX_LENGTH): aclprofSetConfig's longest value */
+#define PROF_CONFIG_MAX_LENGTH 256u
 /* the host's slot in a config's device list (PROF_DEFAULT_HOST_ID) */
 #define PROF_HOST_SLOT 64u
 
@@ -54,6 +56,7 @@ static struct {
     bool ready; /* the state belongs to generation `gen` */
     bool inited;
     uint64_t collecting; /* bit d: device d started; bit 64 (host) kept apart */
+    uint32_t options;    /* bit t: aclprofSetConfig set option t */
     bool host_collecting;
     aclprofConfig **configs; /* live configs */
     size_t nconfigs, capconfigs;
@@ -61,7 +64,7 @@ static struct {
     size_t ndead, capdead;
 } P;
 
-enum { F_INIT, F_FINALIZE, F_START, F_STOP, F_CREATE, F_DESTROY };
+enum { F_INIT, F_FINALIZE, F_START, F_STOP, F_CREATE, F_DESTROY, F_SET_CONFIG };
 
 /* Drops the state of an older mock generation. Call with the lock held. */
 static void refresh(void)
@@ -84,8 +87,9 @@ static void refresh(void)
  * mock's generation (under the lock the call holds). */
 static int32_t begin(aclmock_call *c, int which)
 {
-    static const char *const names[] = {"aclprofInit", "aclprofFinalize",     "aclprofStart",
-                                        "aclprofStop", "aclprofCreateConfig", "aclprofDestroyConfig"};
+    static const char *const names[] = {"aclprofInit",          "aclprofFinalize",     "aclprofStart",
+                                        "aclprofStop",          "aclprofCreateConfig", "aclprofDestroyConfig",
+                                        "aclprofSetConfig"};
     int32_t fault = aclmock_call_begin(c, aclmock_fn_id(names[which]));
     refresh();
     return fault;
@@ -165,6 +169,7 @@ PROF_EXPORT aclError aclprofFinalize(void)
     P.inited = false;
     P.collecting = 0;
     P.host_collecting = false;
+    P.options = 0;
     return aclmock_call_end(&c, ACL_SUCCESS);
 }
 
@@ -315,3 +320,41 @@ static aclError start_stop(int which, const aclprofConfig *cfg)
 PROF_EXPORT aclError aclprofStart(const aclprofConfig *profilerConfig) { return start_stop(F_START, profilerConfig); }
 
 PROF_EXPORT aclError aclprofStop(const aclprofConfig *profilerConfig) { return start_stop(F_STOP, profilerConfig); }
+
+/* The checks of prof_acl_api.cpp:273-290 in their order (a type in
+ * (ACL_PROF_ARGS_MIN, ACL_PROF_ARGS_MAX), a value of at most 256 bytes whose
+ * strlen is `configLength`: else 100000), then msprofiler_acl_api.cpp:310-313
+ * (before aclprofInit: 100001). The value itself is not checked
+ * (MsprofSetConfig parses it per type: a mock decision,
+ * docs/mock-conformance.md); the option is remembered until Finalize. */
+PROF_EXPORT aclError aclprofSetConfig(aclprofConfigType configType, const char *config, size_t configLength)
+{
+    aclmock_call c;
+    int32_t fault = begin(&c, F_SET_CONFIG);
+    aclmock_arg_u64(&c, "configType", (uint64_t)configType);
+    /* never read past 257 bytes: a value over 256 is refused anyway */
+    size_t len = config ? strnlen(config, PROF_CONFIG_MAX_LENGTH + 1) : 0;
+    aclmock_arg_str(&c, "config", config && len <= PROF_CONFIG_MAX_LENGTH ? config : NULL);
+    aclmock_arg_u64(&c, "configLength", configLength);
+    if (fault) {
+        return aclmock_call_end(&c, fault);
+    }
+    if ((int)configType <= (int)ACL_PROF_ARGS_MIN || (int)configType >= (int)ACL_PROF_ARGS_MAX) {
+        return aclmock_call_end(&c, aclmock_fail(ACL_ERROR_INVALID_PARAM, "configType %d is not supported",
+                                                 (int)configType));
+    }
+    if (configLength > PROF_CONFIG_MAX_LENGTH) {
+        return aclmock_call_end(&c, aclmock_fail(ACL_ERROR_INVALID_PARAM, "the config's length %zu is over %u",
+                                                 configLength, PROF_CONFIG_MAX_LENGTH));
+    }
+    if (!config || len != configLength) {
+        return aclmock_call_end(&c, aclmock_fail(ACL_ERROR_INVALID_PARAM, "config is null or its length is not %zu",
+                                                 configLength));
+    }
+    if (!P.inited) {
+        return aclmock_call_end(&c, aclmock_fail(ACL_ERROR_UNINITIALIZE, "aclprofSetConfig needs aclprofInit first"));
+    }
+    P.options |= 1u << (unsigned)configType;
+    aclmock_out_u64(&c, "options", P.options);
+    return aclmock_call_end(&c, ACL_SUCCESS);
+}

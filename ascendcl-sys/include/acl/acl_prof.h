@@ -49,6 +49,25 @@ typedef enum {
     ACL_AICORE_NONE = 0xFF
 } aclprofAicoreMetrics;
 
+/* What aclprofSetConfig sets (one option a call). */
+typedef enum {
+    ACL_PROF_ARGS_MIN = 0,
+    ACL_PROF_STORAGE_LIMIT = 1,
+    ACL_PROF_SYS_HARDWARE_MEM_FREQ = 3,
+    ACL_PROF_LLC_MODE = 4,
+    ACL_PROF_SYS_IO_FREQ = 5,
+    ACL_PROF_SYS_INTERCONNECTION_FREQ = 6,
+    ACL_PROF_DVPP_FREQ = 7,
+    ACL_PROF_HOST_SYS = 8,
+    ACL_PROF_HOST_SYS_USAGE = 9,
+    ACL_PROF_HOST_SYS_USAGE_FREQ = 10,
+    ACL_PROF_LOW_POWER_FREQ = 11,
+    ACL_PROF_SYS_MEM_SERVICEFLOW = 12,
+    ACL_PROF_SYS_CPU_FREQ = 13,
+    ACL_PROF_SCALE = 14,
+    ACL_PROF_ARGS_MAX = 15
+} aclprofConfigType;
+
 /* A collection config (devices, counters, data types); opaque. */
 typedef struct aclprofConfig aclprofConfig;
 /* Reserved: custom AI Core events; must be NULL. */
@@ -64,6 +83,9 @@ aclError aclprofStop(const aclprofConfig *profilerConfig);
 aclprofConfig *aclprofCreateConfig(uint32_t *deviceIdList, uint32_t deviceNums, aclprofAicoreMetrics aicoreMetrics,
                                    const aclprofAicoreEvents *aicoreEvents, uint64_t dataTypeConfig);
 aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig);
+/* One more collection option, as text of strlen `configLength` (at most
+ * 256), after aclprofInit and before aclprofStart; may be called again. */
+aclError aclprofSetConfig(aclprofConfigType configType, const char *config, size_t configLength);
 
 #ifdef __cplusplus
 }

@@ -29,3 +29,10 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn aclprofDestroyConfig(profilerConfig: *const aclprofConfig) -> aclError;
 }
+unsafe extern "C" {
+    pub fn aclprofSetConfig(
+        configType: aclprofConfigType,
+        config: *const ::std::os::raw::c_char,
+        configLength: usize,
+    ) -> aclError;
+}

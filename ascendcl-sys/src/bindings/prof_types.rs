@@ -43,6 +43,28 @@ impl aclprofAicoreMetrics {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct aclprofAicoreMetrics(pub ::std::os::raw::c_uint);
+impl aclprofConfigType {
+    pub const ACL_PROF_ARGS_MIN: aclprofConfigType = aclprofConfigType(0);
+    pub const ACL_PROF_STORAGE_LIMIT: aclprofConfigType = aclprofConfigType(1);
+    pub const ACL_PROF_SYS_HARDWARE_MEM_FREQ: aclprofConfigType = aclprofConfigType(3);
+    pub const ACL_PROF_LLC_MODE: aclprofConfigType = aclprofConfigType(4);
+    pub const ACL_PROF_SYS_IO_FREQ: aclprofConfigType = aclprofConfigType(5);
+    pub const ACL_PROF_SYS_INTERCONNECTION_FREQ: aclprofConfigType = aclprofConfigType(
+        6,
+    );
+    pub const ACL_PROF_DVPP_FREQ: aclprofConfigType = aclprofConfigType(7);
+    pub const ACL_PROF_HOST_SYS: aclprofConfigType = aclprofConfigType(8);
+    pub const ACL_PROF_HOST_SYS_USAGE: aclprofConfigType = aclprofConfigType(9);
+    pub const ACL_PROF_HOST_SYS_USAGE_FREQ: aclprofConfigType = aclprofConfigType(10);
+    pub const ACL_PROF_LOW_POWER_FREQ: aclprofConfigType = aclprofConfigType(11);
+    pub const ACL_PROF_SYS_MEM_SERVICEFLOW: aclprofConfigType = aclprofConfigType(12);
+    pub const ACL_PROF_SYS_CPU_FREQ: aclprofConfigType = aclprofConfigType(13);
+    pub const ACL_PROF_SCALE: aclprofConfigType = aclprofConfigType(14);
+    pub const ACL_PROF_ARGS_MAX: aclprofConfigType = aclprofConfigType(15);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclprofConfigType(pub ::std::os::raw::c_uint);
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclprofConfig {
