@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use ascendcl_sys::prof::Profiler;
 use ascendcl_sys::{
     ACL_ERROR_INVALID_PARAM, ACL_PROF_ACL_API, ACL_PROF_TASK_TIME, aclprofAicoreMetrics,
-    aclprofConfig,
+    aclprofConfig, aclprofConfigType,
 };
 
 use crate::call::{check, recent_message};
@@ -43,7 +43,12 @@ pub struct ProfileConfig {
     devices: Vec<u32>,
     metrics: aclprofAicoreMetrics,
     data_types: u64,
+    options: Vec<(aclprofConfigType, CString)>,
 }
+
+/// The longest value of an option (`aclprofSetConfig`, CANN 8.5.0
+/// prof_acl_api.cpp:54).
+const OPTION_MAX_LENGTH: usize = 256;
 
 impl ProfileConfig {
     /// Into `dir` (created if missing): device 0, the ACL API and task times
@@ -54,7 +59,21 @@ impl ProfileConfig {
             devices: vec![0],
             metrics: aclprofAicoreMetrics::ACL_AICORE_NONE,
             data_types: u64::from(ACL_PROF_ACL_API | ACL_PROF_TASK_TIME),
+            options: Vec::new(),
         }
+    }
+
+    /// One more collection option, set with `aclprofSetConfig` after
+    /// `aclprofInit` and before `aclprofStart` (e.g.
+    /// `ACL_PROF_STORAGE_LIMIT`, `"200"`: the output's size limit in MB);
+    /// options are set in the order given. An option type outside CANN's
+    /// range, a value over 256 bytes or holding a NUL byte makes
+    /// [`profile`] fail with [`Error::InvalidArgument`] before any call.
+    pub fn option(mut self, kind: aclprofConfigType, value: &str) -> ProfileConfig {
+        // A value with a NUL byte is kept as an empty marker, refused in `profile`.
+        let value = CString::new(value).unwrap_or_default();
+        self.options.push((kind, value));
+        self
     }
 
     /// The devices to profile (each once, below the device count).
@@ -160,6 +179,21 @@ pub fn profile<R>(rt: &Runtime, config: &ProfileConfig, work: impl FnOnce() -> R
             path.as_bytes().len()
         )));
     }
+    for (i, (kind, value)) in config.options.iter().enumerate() {
+        let range =
+            aclprofConfigType::ACL_PROF_ARGS_MIN.0 + 1..aclprofConfigType::ACL_PROF_ARGS_MAX.0;
+        if !range.contains(&kind.0) {
+            return Err(Error::InvalidArgument(format!(
+                "profiling option {i}: type {} is not one of CANN 8.5's ({}..{})",
+                kind.0, range.start, range.end
+            )));
+        }
+        if value.as_bytes().is_empty() || value.as_bytes().len() > OPTION_MAX_LENGTH {
+            return Err(Error::InvalidArgument(format!(
+                "profiling option {i}: the value is empty, holds a NUL byte or is longer than {OPTION_MAX_LENGTH} bytes"
+            )));
+        }
+    }
     let lib = rt.lib();
     let prof = ascendcl_sys::prof::profiler_for(Some(lib))?;
     // SAFETY: a NUL-terminated path and its length without the NUL.
@@ -172,6 +206,12 @@ pub fn profile<R>(rt: &Runtime, config: &ProfileConfig, work: impl FnOnce() -> R
         config: std::ptr::null_mut(),
         started: false,
     };
+    for (kind, value) in &config.options {
+        // SAFETY: a NUL-terminated value and its length without the NUL.
+        check(lib, "aclprofSetConfig", unsafe {
+            prof.aclprofSetConfig(*kind, value.as_ptr(), value.as_bytes().len())
+        })?;
+    }
     let mut devices = config.devices.clone();
     let count = u32::try_from(devices.len())
         .map_err(|_| Error::InvalidArgument(format!("{} devices to profile", devices.len())))?;

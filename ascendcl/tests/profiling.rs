@@ -77,3 +77,46 @@ fn a_path_with_a_nul_byte_is_an_invalid_argument_before_any_call() -> ascendcl::
     assert_eq!(counts(&rt), [0; 6]);
     rt.check_clean()
 }
+
+#[test]
+fn options_are_set_after_init_and_before_start_and_bad_ones_are_refused_before_any_call()
+-> ascendcl::Result<()> {
+    use ascendcl::sys::aclprofConfigType as K;
+    let rt = Runtime::mock()?;
+    let out = dir("options");
+    let config = ProfileConfig::new(&out)
+        .option(K::ACL_PROF_STORAGE_LIMIT, "200")
+        .option(K::ACL_PROF_HOST_SYS, "cpu,mem");
+    profile(rt.runtime(), &config, || ())?;
+    let calls: Vec<String> = rt
+        .mock()
+        .journal()
+        .iter()
+        .map(|e| e.function().to_string())
+        .filter(|f| f.starts_with("aclprof"))
+        .collect();
+    assert_eq!(
+        &calls[..4],
+        [
+            "aclprofInit",
+            "aclprofSetConfig",
+            "aclprofSetConfig",
+            "aclprofCreateConfig"
+        ]
+    );
+    for bad in [
+        ProfileConfig::new(&out).option(K::ACL_PROF_ARGS_MAX, "1"),
+        ProfileConfig::new(&out).option(K::ACL_PROF_STORAGE_LIMIT, &"9".repeat(257)),
+        ProfileConfig::new(&out).option(K::ACL_PROF_STORAGE_LIMIT, "2\u{0}00"),
+    ] {
+        let before = rt.mock().call_count("aclprofInit");
+        let error = profile(rt.runtime(), &bad, || ()).unwrap_err();
+        assert!(
+            matches!(error, ascendcl::Error::InvalidArgument(_)),
+            "{error}"
+        );
+        assert_eq!(rt.mock().call_count("aclprofInit"), before, "no call");
+    }
+    let _ = std::fs::remove_dir_all(out);
+    rt.check_clean()
+}
