@@ -188,47 +188,45 @@ impl Lane {
 
     /// [`Lane::queue`] for a launch that `launch` queues behind waits on
     /// `events` (other streams' tail events, handed to `launch`): the lane
-    /// holds them until the
-    /// launch is known finished ([`crate::held_events`]). When more than
-    /// [`HELD_BEFORE_QUERY`] are held, asks whether the oldest has run.
+    /// then holds them until the launch is known finished
+    /// ([`crate::held_events`]). They cannot go back to the pool in between:
+    /// `events` owns them until [`Lane::hold`] takes them.
     pub(crate) fn queue_after_waits<T>(
         self: &Arc<Self>,
         events: Vec<Arc<TailEvent>>,
         launch: impl FnOnce(&[Arc<TailEvent>]) -> T,
     ) -> Result<(T, QueuedAt)> {
-        if events.is_empty() {
-            return self.queue(|| launch(&[]));
+        // Whatever `launch` returns, the waits before its failure are queued.
+        let (result, at) = self.queue(|| launch(&events))?;
+        if !events.is_empty() {
+            self.hold(at.position, events);
         }
-        let mut state = self.lock();
-        if self.capturing.load(Ordering::Acquire) {
-            return Err(capturing_refusal("tracked work"));
-        }
-        let position = state.next;
-        let result = launch(&events);
-        state.next += 1;
-        state
-            .held
-            .release_below(self.completed.load(Ordering::Acquire));
-        // Whatever `launch` returned, the waits before its failure are queued.
-        state.held.hold(position, events);
-        let oldest = state
-            .held
-            .oldest()
-            .filter(|_| state.held.len() > HELD_BEFORE_QUERY);
-        drop(state);
+        Ok((result, at))
+    }
+
+    /// Holds `events` until `position` is known finished, letting go of
+    /// those held for finished positions. When more than
+    /// [`HELD_BEFORE_QUERY`] are held, asks whether the oldest has run: only
+    /// a stream that waits often and is never waited for gets there, and one
+    /// query (or tail record) lets the finished go.
+    fn hold(&self, position: u64, events: Vec<Arc<TailEvent>>) {
+        let oldest = {
+            let mut state = self.lock();
+            state
+                .held
+                .release_below(self.completed.load(Ordering::Acquire));
+            state.held.hold(position, events);
+            state
+                .held
+                .oldest()
+                .filter(|_| state.held.len() > HELD_BEFORE_QUERY)
+        };
         if let Some(oldest) = oldest {
-            // Only a stream that waits often and is never waited for gets
-            // here: one query (or tail record) lets the finished go.
             if self.is_complete(oldest).unwrap_or(false) {
                 let completed = self.completed.load(Ordering::Acquire);
                 self.lock().held.release_below(completed);
             }
         }
-        let at = QueuedAt {
-            lane: self.clone(),
-            position,
-        };
-        Ok((result, at))
     }
 
     /// The stream was destroyed (`aclrtDestroyStream` waited for its work):
