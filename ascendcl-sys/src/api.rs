@@ -252,6 +252,16 @@ acl_functions! {
     /// Device time of the event's completed recording, in microseconds.
     fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError;
 
+    // ---------------------------------------------------------------- notifies
+    /// Creates a notify (`ACL_NOTIFY_DEFAULT` or `ACL_NOTIFY_DEVICE_USE_ONLY`).
+    fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError;
+    /// Destroys a notify.
+    fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError;
+    /// Sets the notify when `stream` reaches this point.
+    fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+    /// Holds `stream` until the notify is set, then clears it; `timeout` in seconds (0: forever).
+    fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError;
+
     // ------------------------------------------------------------------ memory
     /// Allocates device memory (64-byte aligned; rounded up to 32 plus 32 bytes).
     fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) -> aclError;

@@ -71,6 +71,11 @@ typedef enum aclrtLastErrLevel {
 #define ACL_EVENT_EXTERNAL                0x00000020U
 #define ACL_EVENT_IPC                     0x00000040U
 
+/* Flags of aclrtCreateNotify: a notify used from the host (default), or one
+ * only device code records and waits for. */
+#define ACL_NOTIFY_DEFAULT         0x00000000U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
 /* Flags of aclrtCreateStreamWithConfig, OR-ed together. */
 #define ACL_STREAM_FAST_LAUNCH     0x00000001U
 #define ACL_STREAM_FAST_SYNC       0x00000002U
@@ -461,6 +466,14 @@ aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 /* Device time of the event's completed recording, in microseconds. */
 aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+
+/* Notifies: one-bit flags between streams. A record sets the flag in stream
+ * order; a wait holds its stream until the flag is set, then clears it.
+ * The wait's timeout is in seconds, 0 waits forever. */
+aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+aclError aclrtDestroyNotify(aclrtNotify notify);
+aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
 
 /* Device and pinned host memory, copies. aclrtMemset takes an int32 value. */
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);

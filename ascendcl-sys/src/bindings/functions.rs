@@ -327,6 +327,22 @@ unsafe extern "C" {
     pub fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtWaitAndResetNotify(
+        notify: aclrtNotify,
+        stream: aclrtStream,
+        timeout: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
     pub fn aclrtMalloc(
         devPtr: *mut *mut ::std::os::raw::c_void,
         size: usize,
