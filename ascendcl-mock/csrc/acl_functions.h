@@ -24,13 +24,14 @@
     X(aclrtGetErrorCodeFromExceptionInfo) X(aclrtCreateContext) X(aclrtDestroyContext) X(aclrtSetCurrentContext)  \
     X(aclrtGetCurrentContext) X(aclrtCtxGetCurrentDefaultStream) X(aclrtCtxSetSysParamOpt)                        \
     X(aclrtCtxGetSysParamOpt) X(aclrtCreateStream) X(aclrtCreateStreamWithConfig) X(aclrtDestroyStream)           \
-    X(aclrtDestroyStreamForce) X(aclrtSynchronizeStream) X(aclrtSynchronizeStreamWithTimeout)                     \
-    X(aclrtStreamQuery) X(aclrtStreamWaitEvent) X(aclrtStreamWaitEventWithTimeout) X(aclrtSetStreamFailureMode)   \
+    X(aclrtDestroyStreamForce) X(aclrtSynchronizeStream) X(aclrtSynchronizeStreamWithTimeout) X(aclrtStreamQuery) \
+    X(aclrtStreamWaitEvent) X(aclrtStreamWaitEventWithTimeout) X(aclrtSetStreamFailureMode)                       \
     X(aclrtSetStreamOverflowSwitch) X(aclrtGetStreamOverflowSwitch) X(aclrtCreateEvent)                           \
     X(aclrtCreateEventWithFlag) X(aclrtCreateEventExWithFlag) X(aclrtDestroyEvent) X(aclrtRecordEvent)            \
     X(aclrtResetEvent) X(aclrtQueryEvent) X(aclrtQueryEventStatus) X(aclrtQueryEventWaitStatus)                   \
     X(aclrtSynchronizeEvent) X(aclrtSynchronizeEventWithTimeout) X(aclrtEventElapsedTime)                         \
-    X(aclrtEventGetTimestamp) X(aclrtMalloc) X(aclrtMallocAlign32) X(aclrtMallocCached) X(aclrtMallocWithCfg)     \
+    X(aclrtEventGetTimestamp) X(aclrtCreateNotify) X(aclrtDestroyNotify) X(aclrtRecordNotify)                     \
+    X(aclrtWaitAndResetNotify) X(aclrtMalloc) X(aclrtMallocAlign32) X(aclrtMallocCached) X(aclrtMallocWithCfg)    \
     X(aclrtFree) X(aclrtMallocHost) X(aclrtFreeHost) X(aclrtMallocHostWithCfg) X(aclrtHostRegister)               \
     X(aclrtHostUnregister) X(aclrtPointerGetAttributes) X(aclrtMemcpy) X(aclrtMemcpyAsync) X(aclrtMemcpy2d)       \
     X(aclrtMemcpy2dAsync) X(aclrtMemset) X(aclrtMemsetAsync) X(aclrtGetMemInfo) X(aclrtValueWrite)                \

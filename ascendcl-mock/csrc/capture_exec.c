@@ -145,6 +145,8 @@ static const char *task_name(task_kind k)
     case TASK_COMPUTE: return "kernel";
     case TASK_VALUE_WRITE: return "value_write";
     case TASK_VALUE_WAIT: return "value_wait";
+    case TASK_NOTIFY_RECORD: return "notify_record";
+    case TASK_NOTIFY_WAIT: return "notify_wait";
     }
     return "?";
 }

@@ -90,7 +90,7 @@ static void put_key(jbuf *b, const char *key) { jb_printf(b, "%s\"%s\":", b->len
 
 static void sym_obj(const void *h, int kind, char *out, size_t cap)
 {
-    static const char prefix[] = {'?', 'c', 's', 'e', 'p', 'b', 'm'};
+    static const char prefix[] = {'?', 'c', 's', 'e', 'p', 'b', 'm', 'y'};
     mock_obj *o = obj_lookup(h, kind);
     if (!o) {
         snprintf(out, cap, "?0x%llx", (unsigned long long)(uintptr_t)h);

@@ -49,6 +49,8 @@
 #define MOCK_VECTOR_CORES 48
 #define MOCK_MAX_DELAY_US 1000000ULL /* ASCENDCL_MOCK_STREAM_DELAY_US: at most 1 s per operation */
 #define MOCK_EVENTS_PER_DEVICE 65536
+/* aclrtCreateNotify.md (v8.5.0), constraints: 8192 notifies per device on Atlas A2/A3 */
+#define MOCK_NOTIFIES_PER_DEVICE 8192
 
 static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 static inline uint64_t round_down(uint64_t v, uint64_t a) { return v / a * a; }
@@ -77,7 +79,7 @@ int mock_fn_lookup(const char *name); /* -1 if unknown */
 
 /* ------------------------------------------------------------- objects */
 
-enum obj_kind { OBJ_CTX = 1, OBJ_STREAM, OBJ_EVENT, OBJ_PHYS, OBJ_DATABUF /* never journaled as a handle */, OBJ_MODEL /* capture.c */ };
+enum obj_kind { OBJ_CTX = 1, OBJ_STREAM, OBJ_EVENT, OBJ_PHYS, OBJ_DATABUF /* never journaled as a handle */, OBJ_MODEL /* capture.c */, OBJ_NOTIFY /* notify.c */ };
 
 typedef struct mock_obj {
     int kind;
@@ -109,10 +111,13 @@ typedef enum task_kind {
     TASK_CALLBACK,
     TASK_COMPUTE, /* an operator kernel (ext_ops.c) */
     TASK_VALUE_WRITE, /* aclrtValueWrite (value.c) */
-    TASK_VALUE_WAIT   /* aclrtValueWait (value.c) */
+    TASK_VALUE_WAIT,  /* aclrtValueWait (value.c) */
+    TASK_NOTIFY_RECORD, /* aclrtRecordNotify (notify.c) */
+    TASK_NOTIFY_WAIT    /* aclrtWaitAndResetNotify (notify.c) */
 } task_kind;
 
 typedef struct mock_event mock_event;
+typedef struct mock_notify mock_notify;
 
 typedef struct mock_task {
     struct mock_task *next;
@@ -151,6 +156,10 @@ typedef struct mock_task {
             uint64_t gen;
             int32_t timeout_ms;
         } ev;
+        struct {
+            mock_notify *n;
+            uint32_t timeout_s; /* a wait's timeout in seconds, 0: forever */
+        } ntf;
         struct {
             void (*fn)(void *);
             void *arg;
@@ -208,6 +217,20 @@ struct mock_event {
     bool cap_waited;        /* a captured stream waited for that recording */
 };
 
+/* A notify (notify.c): one bit a stream sets and another waits for and
+ * clears. */
+struct mock_notify {
+    mock_obj h;
+    int device;
+    uint64_t flag;   /* ACL_NOTIFY_DEFAULT or ACL_NOTIFY_DEVICE_USE_ONLY */
+    bool set;        /* the bit, as the device's queued work sees it */
+    uint32_t queued; /* record and wait tasks not yet finished */
+    /* the meet of the clocks of the records queued since the latest wait was
+     * queued (order.c), valid when `recs` */
+    vclock vc;
+    bool recs;
+};
+
 typedef struct mock_phys {
     mock_obj h;
     int device;
@@ -257,7 +280,7 @@ typedef struct mock_device {
     uint64_t capacity;
     int refcount;
     mock_ctx *default_ctx;
-    uint32_t nstreams, nevents;
+    uint32_t nstreams, nevents, nnotifies;
     uint64_t peers; /* bit p: aclrtDeviceEnablePeerAccess(p) from this device */
     /* aclrtSetDeviceResLimit: cores of each aclrtDevResLimitType this process
      * may use while the device is set; dropped with the last reset
@@ -326,7 +349,7 @@ typedef struct mock_global {
     strbuf init_config;
 
     /* ids */
-    uint64_t next_tid, next_ctx, next_stream, next_event, next_phys, next_alloc, next_host, next_resv, next_map, next_model;
+    uint64_t next_tid, next_ctx, next_stream, next_event, next_notify, next_phys, next_alloc, next_host, next_resv, next_map, next_model;
 
     /* objects */
     mock_obj *objects;
@@ -508,6 +531,12 @@ mock_stream *stream_in_ctx(const void *handle);
 /* Worker side of aclrtValueWrite / aclrtValueWait (value.c), lock held. */
 void value_task_write(mock_stream *s, mock_task *t);
 void value_task_wait(mock_stream *s, mock_task *t);
+/* Worker side of aclrtRecordNotify / aclrtWaitAndResetNotify (notify.c),
+ * lock held: a wait returns once it took the bit, its notify was destroyed,
+ * the stream stops, or the timeout passed (then the stream fails). */
+void notify_task_record(mock_task *t);
+void notify_task_wait(mock_stream *s, mock_task *t);
+void notify_task_done(mock_task *t);
 aclError stream_enqueue(mock_stream *s, mock_task *t); /* takes ownership */
 /* Waits until the stream completed task `seq`; false on timeout. */
 bool stream_wait_seq(mock_stream *s, uint64_t seq, uint64_t deadline_ns);

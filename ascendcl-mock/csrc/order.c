@@ -166,6 +166,49 @@ void order_wait(mock_stream *s, const mock_event *ev)
     vc_join(&s->vc, &ev->vc);
 }
 
+/* dst becomes what both dst and src cover: for each participant, the lesser
+ * clock (a participant missing from either is dropped). In place: the
+ * entries kept are a subsequence of dst's. */
+static void vc_meet(vclock *dst, const vclock *src)
+{
+    uint32_t i = 0, j = 0, n = 0;
+    while (i < dst->n && j < src->n) {
+        if (dst->v[i].id < src->v[j].id) {
+            i++;
+        } else if (dst->v[i].id > src->v[j].id) {
+            j++;
+        } else {
+            uint64_t clk = dst->v[i].clk < src->v[j].clk ? dst->v[i].clk : src->v[j].clk;
+            dst->v[n].id = dst->v[i].id;
+            dst->v[n++].clk = clk;
+            i++;
+            j++;
+        }
+    }
+    dst->n = n;
+}
+
+void order_notify_record(mock_notify *n, mock_stream *s)
+{
+    bring_host(s);
+    if (n->recs) {
+        vc_meet(&n->vc, &s->vc);
+    } else {
+        vc_copy(&n->vc, &s->vc);
+        n->recs = true;
+    }
+}
+
+void order_notify_wait(mock_stream *s, mock_notify *n)
+{
+    bring_host(s);
+    if (n->recs) {
+        vc_join(&s->vc, &n->vc);
+    }
+    n->recs = false;
+    n->vc.n = 0;
+}
+
 /* ---------------------------------------------------------- access logs */
 
 void order_log_free(acc_log **log)
@@ -396,6 +439,8 @@ void order_obj_free(mock_obj *o)
         vc_free(&((mock_stream *)o)->vc);
     } else if (o->kind == OBJ_EVENT) {
         vc_free(&((mock_event *)o)->vc);
+    } else if (o->kind == OBJ_NOTIFY) {
+        vc_free(&((mock_notify *)o)->vc);
     } else if (o->kind == OBJ_PHYS) {
         order_log_free(&((mock_phys *)o)->log);
     }

@@ -48,6 +48,7 @@ struct mock_call;
 struct mock_obj;
 struct mock_stream;
 struct mock_event;
+struct mock_notify;
 struct mock_task;
 
 /* Order id of the host; streams count from ORDER_HOST + 1. */
@@ -95,6 +96,15 @@ void order_callback_enter(struct mock_stream *s, uint64_t clk);
 void order_callback_leave(void);
 void order_record(struct mock_event *ev, struct mock_stream *s);
 void order_wait(struct mock_stream *s, const struct mock_event *ev);
+/* aclrtRecordNotify / aclrtWaitAndResetNotify (notify.c). A wait is released
+ * by whichever record sets the bit first, which is known only when the work
+ * runs; the model orders a wait after what every record queued between the
+ * previous wait and this one covers (the meet of their clocks), and after
+ * nothing when no record was queued since the previous wait (a record queued
+ * after the wait that releases it is not seen: work after such a wait looks
+ * unordered). */
+void order_notify_record(struct mock_notify *n, struct mock_stream *s);
+void order_notify_wait(struct mock_stream *s, struct mock_notify *n);
 
 /* An access to [p, p+n) by queued work on `s`, or by the host when s is
  * NULL (synchronous copies and fills). `fn` names the call for the log.

@@ -236,7 +236,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
     order_reset_locked();
     memset(G.live, 0, sizeof(G.live));
     memset(G.calls, 0, sizeof(G.calls));
-    G.next_tid = G.next_ctx = G.next_stream = G.next_event = 0;
+    G.next_tid = G.next_ctx = G.next_stream = G.next_event = G.next_notify = 0;
     G.next_phys = G.next_alloc = G.next_host = G.next_resv = G.next_map = 0;
     G.init_count = 0;
     G.finalized = false;

@@ -83,6 +83,8 @@ static void task_finish(mock_task *t, bool executed)
         t->u.ev.ev->pending_waits--;
     } else if (t->kind == TASK_COMPUTE) {
         t->u.compute.finish(t, executed); /* runs the kernel when executed (ext_ops.c) */
+    } else if (t->kind == TASK_NOTIFY_RECORD || t->kind == TASK_NOTIFY_WAIT) {
+        notify_task_done(t);
     }
 }
 
@@ -155,6 +157,11 @@ static void task_execute(mock_stream *s, mock_task *t)
     case TASK_VALUE_WRITE:
         value_task_write(s, t);
         break;
+    case TASK_NOTIFY_RECORD:
+        notify_task_record(t);
+        break;
+    case TASK_NOTIFY_WAIT: /* took the bit before the delay (worker_main) */
+        break;
     case TASK_HOSTFN:
         order_callback_enter(s, order_callback_start(s, t));
         mock_unlock();
@@ -199,6 +206,8 @@ static void *worker_main(void *arg)
                 wait_for_event(s, t);
             } else if (t->kind == TASK_VALUE_WAIT) {
                 value_task_wait(s, t);
+            } else if (t->kind == TASK_NOTIFY_WAIT) {
+                notify_task_wait(s, t);
             }
             uint64_t delay = G.delay_us;
             if (delay) {

@@ -35,7 +35,8 @@ typedef enum aclmockResource {
     ACLMOCK_RES_ACLNN_TENSOR_LIST = 12, /* aclCreateTensorList lists         */
     ACLMOCK_RES_ACLNN_EXECUTOR = 13, /* op executors not yet freed (libopapi) */
     ACLMOCK_RES_HCCL_COMM = 14,      /* HCCL communicators not yet destroyed (libhcomm) */
-    ACLMOCK_RES_COUNT = 15
+    ACLMOCK_RES_NOTIFY = 15,         /* aclrtCreateNotify notifies not yet destroyed */
+    ACLMOCK_RES_COUNT = 16
 } aclmockResource;
 
 /* Kinds of misuse the mock detects. Misuse never passes silently: it is

@@ -41,11 +41,13 @@ pub enum Resource {
     AclnnExecutor = 13,
     /// HCCL communicators not yet destroyed (the mock's `libhcomm.so`).
     HcclComm = 14,
+    /// Notifies not yet destroyed (`aclrtCreateNotify`).
+    Notify = 15,
 }
 
 impl Resource {
     /// Every kind, in declaration order.
-    pub const ALL: [Resource; 15] = [
+    pub const ALL: [Resource; 16] = [
         Resource::DeviceBuffer,
         Resource::HostBuffer,
         Resource::Stream,
@@ -61,6 +63,7 @@ impl Resource {
         Resource::AclnnTensorList,
         Resource::AclnnExecutor,
         Resource::HcclComm,
+        Resource::Notify,
     ];
 }
 
@@ -147,7 +150,7 @@ impl Misuse {
 
 /// A snapshot of every live-resource count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct LiveCounts(pub [u64; 15]);
+pub struct LiveCounts(pub [u64; 16]);
 
 impl LiveCounts {
     /// The count of one kind.

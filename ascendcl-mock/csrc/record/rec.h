@@ -75,8 +75,9 @@ extern const char *const rec_fn_names[RFN_COUNT];
  * the op-API libraries (rec_nn_target.c resolves them). */
 #define RFN_NN_FIRST RFN_aclCreateTensor
 
-/* Kinds of symbolic ids, in the order of their letters "csepmhv". */
-enum rec_kind { K_CTX = 0, K_STREAM, K_EVENT, K_PHYS, K_DEV, K_HOST, K_VA, K_NN, K_MODEL, K_COUNT };
+/* Kinds of symbolic ids, in the order of their letters "csepmhv", then
+ * aclnn descriptors, models and notifies ('y'). */
+enum rec_kind { K_CTX = 0, K_STREAM, K_EVENT, K_PHYS, K_DEV, K_HOST, K_VA, K_NN, K_MODEL, K_NOTIFY, K_COUNT };
 
 typedef struct rec_call {
     int fn;

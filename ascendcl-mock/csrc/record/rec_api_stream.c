@@ -1,5 +1,5 @@
 /*
- * rec_api_stream.c: recording wrappers of streams, events and host
+ * rec_api_stream.c: recording wrappers of streams, events, notifies and host
  * callbacks. Function pointers are recorded as numbers (they differ from run
  * to run, and replay ignores them); user data pointers are not recorded.
  */
@@ -283,5 +283,47 @@ REC_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream
     ra_stream(&c, "stream", stream);
     aclError rc;
     REC_INVOKE(rc, threadId, stream);
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
+{
+    REC_BEGIN(aclrtCreateNotify);
+    ra_hex(&c, "flag", flag);
+    aclError rc;
+    REC_INVOKE(rc, notify, flag);
+    if (rc == ACL_SUCCESS && notify) {
+        ro_new_obj(&c, "notify", *notify, K_NOTIFY);
+    }
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
+{
+    REC_BEGIN(aclrtDestroyNotify);
+    ra_obj(&c, "notify", notify, K_NOTIFY);
+    aclError rc;
+    REC_INVOKE(rc, notify);
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
+{
+    REC_BEGIN(aclrtRecordNotify);
+    ra_obj(&c, "notify", notify, K_NOTIFY);
+    ra_stream(&c, "stream", stream);
+    aclError rc;
+    REC_INVOKE(rc, notify, stream);
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
+{
+    REC_BEGIN(aclrtWaitAndResetNotify);
+    ra_obj(&c, "notify", notify, K_NOTIFY);
+    ra_stream(&c, "stream", stream);
+    ra_u64(&c, "timeout", timeout);
+    aclError rc;
+    REC_INVOKE(rc, notify, stream, timeout);
     return REC_END(rc);
 }

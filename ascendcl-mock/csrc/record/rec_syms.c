@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v', 'n', 'm'};
+static const char letters[K_COUNT] = {'c', 's', 'e', 'p', 'm', 'h', 'v', 'n', 'm', 'y'};
 
 /* ------------------------------------------------------------- handles */
 
