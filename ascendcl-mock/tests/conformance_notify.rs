@@ -17,11 +17,7 @@ fn create(t: &T, flag: u64) -> Result<aclrtNotify, i32> {
     let mut n: aclrtNotify = std::ptr::null_mut();
     // SAFETY: a valid out-pointer.
     let rc = unsafe { t.lib.aclrtCreateNotify(&mut n, flag) }.unwrap();
-    if rc == OK {
-        Ok(n)
-    } else {
-        Err(rc)
-    }
+    if rc == OK { Ok(n) } else { Err(rc) }
 }
 
 fn destroy(t: &T, n: aclrtNotify) -> i32 {
@@ -170,7 +166,11 @@ fn notify_calls_check_null_then_the_flag() {
     let rc = unsafe { t.lib.aclrtCreateNotify(std::ptr::null_mut(), 2) }.unwrap();
     assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
     for flag in [2, 0x40, 0x41, u64::MAX] {
-        assert_eq!(create(&t, flag).unwrap_err(), ACL_ERROR_RT_PARAM_INVALID, "flag {flag:#x}");
+        assert_eq!(
+            create(&t, flag).unwrap_err(),
+            ACL_ERROR_RT_PARAM_INVALID,
+            "flag {flag:#x}"
+        );
     }
     let n = create(&t, ACL_NOTIFY_DEVICE_USE_ONLY as u64).unwrap();
     let null = std::ptr::null_mut();
@@ -197,7 +197,8 @@ fn notify_calls_need_a_context_and_a_stream_of_it() {
             (
                 lib.aclrtCreateNotify(&mut m, 0).unwrap(),
                 lib.aclrtRecordNotify(n, std::ptr::null_mut()).unwrap(),
-                lib.aclrtWaitAndResetNotify(n, std::ptr::null_mut(), 0).unwrap(),
+                lib.aclrtWaitAndResetNotify(n, std::ptr::null_mut(), 0)
+                    .unwrap(),
                 lib.aclrtDestroyNotify(n).unwrap(),
             )
         }
@@ -209,10 +210,12 @@ fn notify_calls_need_a_context_and_a_stream_of_it() {
     let default = t.current_context().unwrap();
     let mut other: aclrtContext = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtCreateContext(&mut other, 0) }.unwrap();
+    assert_eq!(rc, OK);
     let s = t.create_stream().unwrap();
     // SAFETY: a live context.
-    assert_eq!(unsafe { t.lib.aclrtSetCurrentContext(default) }.unwrap(), OK);
+    let rc = unsafe { t.lib.aclrtSetCurrentContext(default) }.unwrap();
+    assert_eq!(rc, OK);
     assert_eq!(record(&t, n, s), ACL_ERROR_RT_STREAM_CONTEXT);
     assert_eq!(wait(&t, n, s, 0), ACL_ERROR_RT_STREAM_CONTEXT);
     // SAFETY: live handles, destroyed with their context current.
@@ -237,7 +240,11 @@ fn a_wait_not_released_within_its_timeout_fails_the_streams_next_synchronize() {
     let s = t.create_stream().unwrap();
     assert_eq!(wait(&t, n, s, 1), OK);
     assert_eq!(t.sync_stream(s), ACL_ERROR_RT_WAIT_TIMEOUT);
-    assert!(t.recent_msg().unwrap_or_default().contains("not recorded within 1 s"));
+    assert!(
+        t.recent_msg()
+            .unwrap_or_default()
+            .contains("not recorded within 1 s")
+    );
     assert_eq!(record(&t, n, s), OK);
     assert_eq!(wait(&t, n, s, 1), OK);
     assert_eq!(t.sync_stream(s), OK);

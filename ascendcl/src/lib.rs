@@ -172,6 +172,7 @@ mod memory;
 #[cfg(feature = "mock")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mock")))]
 pub mod mock;
+mod notify;
 pub mod ops;
 mod pending;
 pub mod profiling;
@@ -201,6 +202,7 @@ pub use memory::{
     DeviceBuffer, DeviceCopy, DeviceMemory, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut,
     HostBuffer, HostSlice, HostSliceMut, HostView, HostViewMut, MallocPolicy, Tracked,
 };
+pub use notify::Notify;
 pub use pending::{Detached, Pending};
 pub use runtime::{RunMode, Runtime};
 pub use stream::{Stream, StreamFlags};

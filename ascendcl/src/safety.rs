@@ -213,3 +213,9 @@
 //! * Deadlocks through other streams (a callback waiting for a stream that
 //!   waits for the callback's stream) and waits on user events recorded after
 //!   a callback cannot be detected.
+//! * A [`Notify`](crate::Notify) orders streams for the program, never for
+//!   the trackers: a buffer used after a [`Stream::wait_notify`](crate::Stream::wait_notify)
+//!   is still ordered after its earlier uses by the tracker's own event
+//!   waits. The notify's own tracker keeps it alive until its queued records
+//!   and waits ran. A wait that no record releases holds its stream (and the
+//!   notify's drop) until its timeout, or forever without one.
