@@ -261,6 +261,12 @@ acl_functions! {
     fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
     /// Holds `stream` until the notify is set, then clears it; `timeout` in seconds (0: forever).
     fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError;
+    /// Writes a key naming the notify for other processes into `key` (`len` bytes); flags 0 or 2 (any pid).
+    fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError;
+    /// Opens a notify another process exported under `key`.
+    fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError;
+    /// Lets the `num` processes of `pid` import the exported notify.
+    fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError;
 
     // ------------------------------------------------------------------ memory
     /// Allocates device memory (64-byte aligned; rounded up to 32 plus 32 bytes).
@@ -332,6 +338,16 @@ acl_functions! {
     fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
     /// Queues holding the stream until the device word meets condition `flag` (`ACL_STREAM_WAIT_VALUE_*`).
     fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
+    /// Writes a key naming `[devPtr, devPtr + size)` for other processes into `key` (`len` bytes).
+    fn aclrtIpcMemGetExportKey(devPtr: *mut c_void, size: usize, key: *mut c_char, len: usize, flags: u64) -> aclError;
+    /// Closes a key: an importer unmaps the memory, the exporter destroys the key.
+    fn aclrtIpcMemClose(key: *const c_char) -> aclError;
+    /// Maps memory another process exported under `key`; its device address into `devPtr`.
+    fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError;
+    /// Lets the `num` processes of `pid` import the exported memory.
+    fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError;
+    /// The pid of this process as the device driver knows it.
+    fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
 
     // ---------------------------------------------------------- virtual memory
     /// The page size physical allocations and mappings must be multiples of.

@@ -76,6 +76,13 @@ typedef enum aclrtLastErrLevel {
 #define ACL_NOTIFY_DEFAULT         0x00000000U
 #define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
 
+/* Flags of aclrtIpcMemGetExportKey (default: only whitelisted processes may
+ * import) and aclrtIpcMemImportByKey. */
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT            0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+
 /* Flags of aclrtCreateStreamWithConfig, OR-ed together. */
 #define ACL_STREAM_FAST_LAUNCH     0x00000001U
 #define ACL_STREAM_FAST_SYNC       0x00000002U
@@ -474,6 +481,12 @@ aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
 aclError aclrtDestroyNotify(aclrtNotify notify);
 aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
 aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+/* Sharing a notify with other processes: a key naming it (flags 0, or 2 to
+ * let any process import it), the pids that may import it, and opening it
+ * in another process. */
+aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
+aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
+aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
 
 /* Device and pinned host memory, copies. aclrtMemset takes an int32 value. */
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
@@ -511,6 +524,15 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
  * ACL_STREAM_WAIT_VALUE_* condition `flag` against `value`. */
 aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
 aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+/* Device memory shared with other processes: a key naming [devPtr,
+ * devPtr+size) of a block, the pids that may import it, opening it in
+ * another process, and closing a key (the importer unmaps; the exporter
+ * destroys the key). The pid of this process as the driver knows it. */
+aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+aclError aclrtIpcMemClose(const char *key);
+aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+aclError aclrtDeviceGetBareTgid(int32_t *pid);
 
 /* Virtual memory: reserve an address range, allocate physical pages, map one
  * whole physical allocation at a granularity-aligned address of the range. */

@@ -343,6 +343,28 @@ unsafe extern "C" {
     ) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclrtNotifyGetExportKey(
+        notify: aclrtNotify,
+        key: *mut ::std::os::raw::c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtNotifyImportByKey(
+        notify: *mut aclrtNotify,
+        key: *const ::std::os::raw::c_char,
+        flags: u64,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtNotifySetImportPid(
+        notify: aclrtNotify,
+        pid: *mut i32,
+        num: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
     pub fn aclrtMalloc(
         devPtr: *mut *mut ::std::os::raw::c_void,
         size: usize,
@@ -488,6 +510,35 @@ unsafe extern "C" {
         flag: u32,
         stream: aclrtStream,
     ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtIpcMemGetExportKey(
+        devPtr: *mut ::std::os::raw::c_void,
+        size: usize,
+        key: *mut ::std::os::raw::c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtIpcMemClose(key: *const ::std::os::raw::c_char) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtIpcMemImportByKey(
+        devPtr: *mut *mut ::std::os::raw::c_void,
+        key: *const ::std::os::raw::c_char,
+        flags: u64,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtIpcMemSetImportPid(
+        key: *const ::std::os::raw::c_char,
+        pid: *mut i32,
+        num: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclrtMemGetAllocationGranularity(
