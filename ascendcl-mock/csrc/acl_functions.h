@@ -31,10 +31,12 @@
     X(aclrtResetEvent) X(aclrtQueryEvent) X(aclrtQueryEventStatus) X(aclrtQueryEventWaitStatus)                   \
     X(aclrtSynchronizeEvent) X(aclrtSynchronizeEventWithTimeout) X(aclrtEventElapsedTime)                         \
     X(aclrtEventGetTimestamp) X(aclrtCreateNotify) X(aclrtDestroyNotify) X(aclrtRecordNotify)                     \
-    X(aclrtWaitAndResetNotify) X(aclrtMalloc) X(aclrtMallocAlign32) X(aclrtMallocCached) X(aclrtMallocWithCfg)    \
-    X(aclrtFree) X(aclrtMallocHost) X(aclrtFreeHost) X(aclrtMallocHostWithCfg) X(aclrtHostRegister)               \
-    X(aclrtHostUnregister) X(aclrtPointerGetAttributes) X(aclrtMemcpy) X(aclrtMemcpyAsync) X(aclrtMemcpy2d)       \
-    X(aclrtMemcpy2dAsync) X(aclrtMemset) X(aclrtMemsetAsync) X(aclrtGetMemInfo) X(aclrtValueWrite)                \
+    X(aclrtWaitAndResetNotify) X(aclrtNotifyGetExportKey) X(aclrtNotifyImportByKey) X(aclrtNotifySetImportPid)    \
+    X(aclrtMalloc) X(aclrtMallocAlign32) X(aclrtMallocCached) X(aclrtMallocWithCfg) X(aclrtFree)                  \
+    X(aclrtMallocHost) X(aclrtFreeHost) X(aclrtMallocHostWithCfg) X(aclrtHostRegister) X(aclrtHostUnregister)     \
+    X(aclrtPointerGetAttributes) X(aclrtMemcpy) X(aclrtMemcpyAsync) X(aclrtMemcpy2d) X(aclrtMemcpy2dAsync)        \
+    X(aclrtMemset) X(aclrtMemsetAsync) X(aclrtGetMemInfo) X(aclrtIpcMemGetExportKey) X(aclrtIpcMemClose)          \
+    X(aclrtIpcMemImportByKey) X(aclrtIpcMemSetImportPid) X(aclrtDeviceGetBareTgid) X(aclrtValueWrite)             \
     X(aclrtValueWait) X(aclrtMemGetAllocationGranularity) X(aclrtReserveMemAddress) X(aclrtReleaseMemAddress)     \
     X(aclrtMallocPhysical) X(aclrtFreePhysical) X(aclrtMapMem) X(aclrtUnmapMem) X(aclrtMemSetAccess)              \
     X(aclrtMemGetAccess) X(aclrtMemRetainAllocationHandle) X(aclrtMemGetAllocationPropertiesFromHandle)           \

@@ -9,6 +9,7 @@
  * Copies and fills are in copy.c.
  */
 #include "mock.h"
+#include "ipc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 
 /* ------------------------------------------------------ registries */
 
-static void alloc_insert(mock_device *d, const mock_alloc *al)
+void alloc_insert(mock_device *d, const mock_alloc *al)
 {
     if (d->nallocs == d->capallocs) {
         size_t ncap = d->capallocs ? d->capallocs * 2 : 64;
@@ -239,6 +240,11 @@ ACLMOCK_EXPORT aclError aclrtFree(void *devPtr)
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%p (%s) is not the start of an aclrtMalloc block",
                                  devPtr, sym));
     }
+    if (ipc_mem_is_import(dev, al->off)) {
+        /* an import is the exporter's memory: aclrtIpcMemClose unmaps it (mock) */
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID,
+                                 "%p was imported by aclrtIpcMemImportByKey: close it with aclrtIpcMemClose", devPtr));
+    }
     capture_note_free(devPtr, al->size, "aclrtFree");
     mock_device *d = &G.devices[dev];
     mock_alloc gone = *al;
@@ -248,6 +254,7 @@ ACLMOCK_EXPORT aclError aclrtFree(void *devPtr)
     uint64_t lo = 0, hi = 0;
     /* freeing is a host write to all of it: queued work must be known done */
     order_journal(&c, order_free(&gone.log, 'm', gone.id, gone.size));
+    ipc_mem_block_freed(dev, gone.off, gone.consumed); /* an exported block gets private pages again */
     ea_free(&d->heap, gone.off, gone.consumed, &lo, &hi);
     arena_release_backing(dev, gone.off, gone.consumed, lo, hi);
     pm_put(&G.freed_dev, a, gone.id);

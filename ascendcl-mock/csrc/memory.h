@@ -48,6 +48,8 @@ void memory_reset_locked(void);
 void hostderef_install(void);
 /* Inserts a pinned or registered host block, kept sorted (memory.c). */
 void host_insert(const mock_host *h);
+/* Inserts a device block, kept sorted by offset (memory.c). */
+void alloc_insert(mock_device *d, const mock_alloc *al);
 void settings_reset_locked(void);
 
 #endif /* ACLMOCK_INTERNAL_MEMORY_H */

@@ -229,6 +229,11 @@ struct mock_notify {
      * queued (order.c), valid when `recs` */
     vclock vc;
     bool recs;
+    /* shared with other processes (notify_ipc.c): the bit lives in *ipc */
+    struct ipc_hdr *ipc;
+    int ipc_fd;
+    bool ipc_exporter;
+    char ipc_name[72];
 };
 
 typedef struct mock_phys {

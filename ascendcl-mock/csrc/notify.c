@@ -12,7 +12,7 @@
  * src/runtime/feature/src/api/api_c_event.cc, api/api_c.cc,
  * api_impl/api_error.cc, api_impl/api_impl.cc, notify/notify.cc.
  */
-#include "mock.h"
+#include "ipc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +121,7 @@ ACLMOCK_EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
         jo_str(&c, "misuse", misuse_name(ACLMOCK_MISUSE_DESTROYED_HANDLE));
     }
     n->h.alive = false;
+    notify_ipc_release(n);
     G.devices[n->device].nnotifies--;
     G.live[ACLMOCK_RES_NOTIFY]--;
     mock_broadcast(); /* queued waits see the notify gone */
@@ -218,6 +219,12 @@ ACLMOCK_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream 
     if (!s) {
         return call_end(&c, tls()->last_rc);
     }
+    /* api_impl.cc:4692-4694, notify.cc:347-366: an IPC notify is waited for
+     * only on its own device -> 107000 */
+    if (n->ipc && n->device != s->device) {
+        return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "IPC notify y%llu of device %d cannot be waited for on device %d",
+                                 (unsigned long long)n->h.id, n->device, s->device));
+    }
     uint32_t limit = timeout == UINT32_MAX ? 0 : timeout;
     return call_end(&c, queue_notify_task(n, s, TASK_NOTIFY_WAIT, limit));
 }
@@ -227,12 +234,13 @@ ACLMOCK_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream 
 void notify_task_record(mock_task *t)
 {
     if (t->u.ntf.n->h.alive) {
-        t->u.ntf.n->set = true;
+        notify_bit_set(t->u.ntf.n);
     }
 }
 
-/* A stream destroy sets `stopping` without waking the global condition, so
- * the wait looks again every 10 ms besides every completion's broadcast. */
+/* A stream destroy sets `stopping` without waking the global condition, and
+ * a record in another process wakes nothing here, so the wait looks again
+ * every 10 ms besides every completion's broadcast. */
 void notify_task_wait(mock_stream *s, mock_task *t)
 {
     mock_notify *n = t->u.ntf.n;
@@ -241,9 +249,8 @@ void notify_task_wait(mock_stream *s, mock_task *t)
         if (s->stopping || !n->h.alive) {
             return;
         }
-        if (n->set) {
-            n->set = false; /* taken and cleared in one step under the lock */
-            return;
+        if (notify_bit_take(n)) {
+            return; /* taken and cleared in one step */
         }
         if (deadline && now_ns() >= deadline) {
             s->sticky = ACL_ERROR_RT_WAIT_TIMEOUT;

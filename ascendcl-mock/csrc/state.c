@@ -5,6 +5,7 @@
  * of the control API.
  */
 #include "mock.h"
+#include "ipc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -193,6 +194,9 @@ static void free_objects_locked(void)
             }
             pthread_cond_destroy(&s->cv);
         }
+        if (o->kind == OBJ_NOTIFY) {
+            notify_ipc_release((mock_notify *)o);
+        }
         order_obj_free(o);
         free(o);
         o = next;
@@ -228,6 +232,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
         mock_lock();
     }
     callbacks_reset_locked();
+    ipc_reset_locked();
     memory_reset_locked();
     devices_reset_locked();
     settings_reset_locked();

@@ -327,3 +327,40 @@ REC_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stre
     REC_INVOKE(rc, notify, stream, timeout);
     return REC_END(rc);
 }
+
+REC_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
+{
+    REC_BEGIN(aclrtNotifyGetExportKey);
+    ra_obj(&c, "notify", notify, K_NOTIFY);
+    ra_u64(&c, "len", len);
+    ra_hex(&c, "flags", flags);
+    aclError rc;
+    REC_INVOKE(rc, notify, key, len, flags);
+    if (rc == ACL_SUCCESS && key) {
+        ro_str(&c, "key", key);
+    }
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
+{
+    REC_BEGIN(aclrtNotifyImportByKey);
+    ra_str(&c, "key", key);
+    ra_hex(&c, "flags", flags);
+    aclError rc;
+    REC_INVOKE(rc, notify, key, flags);
+    if (rc == ACL_SUCCESS && notify) {
+        ro_new_obj(&c, "notify", *notify, K_NOTIFY);
+    }
+    return REC_END(rc);
+}
+
+REC_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
+{
+    REC_BEGIN(aclrtNotifySetImportPid);
+    ra_obj(&c, "notify", notify, K_NOTIFY);
+    ra_u64(&c, "num", num);
+    aclError rc;
+    REC_INVOKE(rc, notify, pid, num);
+    return REC_END(rc);
+}
