@@ -387,6 +387,12 @@ acl_functions! {
     fn aclrtMemRetainAllocationHandle(virPtr: *mut c_void, handle: *mut aclrtDrvMemHandle) -> aclError;
     /// The properties a physical handle was allocated with.
     fn aclrtMemGetAllocationPropertiesFromHandle(handle: aclrtDrvMemHandle, prop: *mut aclrtPhysicalMemProp) -> aclError;
+    /// A 64-bit handle another process can import the physical allocation by (`handleType` NONE).
+    fn aclrtMemExportToShareableHandle(handle: aclrtDrvMemHandle, handleType: aclrtMemHandleType, flags: u64, shareableHandle: *mut u64) -> aclError;
+    /// A physical handle of `deviceId` for an allocation another process exported.
+    fn aclrtMemImportFromShareableHandle(shareableHandle: u64, deviceId: i32, handle: *mut aclrtDrvMemHandle) -> aclError;
+    /// Lets the `pidNum` processes of `pid` import the shareable handle.
+    fn aclrtMemSetPidToShareableHandle(shareableHandle: u64, pid: *mut i32, pidNum: usize) -> aclError;
 
     // --------------------------------------------------------------- callbacks
     /// Queues `fn(args)` to run on a runtime thread in stream order.

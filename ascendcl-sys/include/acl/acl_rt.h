@@ -83,6 +83,10 @@ typedef enum aclrtLastErrLevel {
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT            0x0UL
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
 
+/* Flags of aclrtMemExportToShareableHandle. */
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
 /* Flags of aclrtCreateStreamWithConfig, OR-ed together. */
 #define ACL_STREAM_FAST_LAUNCH     0x00000001U
 #define ACL_STREAM_FAST_SYNC       0x00000002U
@@ -549,6 +553,13 @@ aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, 
 aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag);
 aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
 aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop);
+/* Sharing a physical allocation with other processes: a 64-bit handle for
+ * it, the pids that may import it, and a physical handle of `deviceId` in
+ * the importing process. */
+aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags,
+                                         uint64_t *shareableHandle);
+aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle *handle);
+aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
 
 /* Host callbacks run in stream order. LaunchHostFunc needs no subscription;
  * LaunchCallback runs on a thread subscribed to the stream that calls

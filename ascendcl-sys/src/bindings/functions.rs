@@ -610,6 +610,28 @@ unsafe extern "C" {
     ) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclrtMemExportToShareableHandle(
+        handle: aclrtDrvMemHandle,
+        handleType: aclrtMemHandleType,
+        flags: u64,
+        shareableHandle: *mut u64,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemImportFromShareableHandle(
+        shareableHandle: u64,
+        deviceId: i32,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemSetPidToShareableHandle(
+        shareableHandle: u64,
+        pid: *mut i32,
+        pidNum: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
     pub fn aclrtLaunchHostFunc(
         stream: aclrtStream,
         fn_: aclrtHostFunc,
