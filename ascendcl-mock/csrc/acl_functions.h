@@ -40,6 +40,7 @@
     X(aclrtValueWait) X(aclrtMemGetAllocationGranularity) X(aclrtReserveMemAddress) X(aclrtReleaseMemAddress)     \
     X(aclrtMallocPhysical) X(aclrtFreePhysical) X(aclrtMapMem) X(aclrtUnmapMem) X(aclrtMemSetAccess)              \
     X(aclrtMemGetAccess) X(aclrtMemRetainAllocationHandle) X(aclrtMemGetAllocationPropertiesFromHandle)           \
+    X(aclrtMemExportToShareableHandle) X(aclrtMemImportFromShareableHandle) X(aclrtMemSetPidToShareableHandle)    \
     X(aclrtLaunchHostFunc) X(aclrtSubscribeReport) X(aclrtLaunchCallback) X(aclrtProcessReport)                   \
     X(aclrtUnSubscribeReport) X(aclmdlRICaptureBegin) X(aclmdlRICaptureGetInfo) X(aclmdlRICaptureEnd)             \
     X(aclmdlRIDebugJsonPrint) X(aclmdlRICaptureThreadExchangeMode) X(aclmdlRIExecuteAsync) X(aclmdlRIDestroy)

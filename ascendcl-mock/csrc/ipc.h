@@ -34,6 +34,8 @@ typedef struct ipc_hdr {
     uint32_t bit;          /* a notify's bit (atomic) */
     int32_t device;        /* the exporter's device */
     uint64_t size, delta, span; /* memory: bytes, offset of devPtr in the data, data length */
+    uint64_t gran;     /* a physical allocation's granularity (ipc_phys.c) */
+    int32_t mem_attr;  /* and its aclrtMemAttr */
 } ipc_hdr;
 
 /* Creates the object `name` (exclusive) of IPC_HDR + data bytes and maps its
@@ -56,6 +58,10 @@ void ipc_mem_block_freed(int dev, uint64_t off, uint64_t consumed);
 /* Whether the block at `off` was imported (aclrtFree refuses it). */
 bool ipc_mem_is_import(int dev, uint64_t off);
 void ipc_reset_locked(void);
+/* Physical allocations (ipc_phys.c): called by phys_release_if_unused before
+ * the pages go back to the heap; the reset of their registry. */
+void ipc_phys_released(mock_phys *p);
+void ipc_phys_reset_locked(void);
 /* Unmaps (and for its exporter destroys) a notify's shared bit (notify_ipc.c). */
 void notify_ipc_release(mock_notify *n);
 /* The notify's bit: in this process, or shared with others. */

@@ -233,6 +233,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
     }
     callbacks_reset_locked();
     ipc_reset_locked();
+    ipc_phys_reset_locked();
     memory_reset_locked();
     devices_reset_locked();
     settings_reset_locked();

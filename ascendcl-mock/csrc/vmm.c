@@ -7,6 +7,7 @@
  * an unmapped range is reported as use after free when it runs.
  */
 #include "mock.h"
+#include "ipc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ int phys_release_if_unused(mock_phys *p)
     p->h.alive = false;
     /* by the last aclrtFreePhysical or aclrtUnmapMem */
     int reported = order_free(&p->log, 'p', p->h.id, p->size);
+    ipc_phys_released(p); /* shared pages become private again (ipc_phys.c) */
     uint64_t lo = 0, hi = 0;
     ea_free(&G.devices[p->device].heap, p->off, p->size, &lo, &hi);
     arena_release_backing(p->device, p->off, p->size, lo, hi);

@@ -363,3 +363,117 @@ fn ipc_calls_check_null_sizes_and_flags_in_the_runtimes_order() {
     assert_eq!(destroy_notify(&t, n), OK);
     t.assert_clean(1);
 }
+
+const PHYS: &str =
+    "a_physical_allocation_exported_as_a_shareable_handle_is_mapped_by_another_process";
+
+fn phys_prop(dev: u32) -> aclrtPhysicalMemProp {
+    // SAFETY: a plain C struct for which all zeroes is a valid value.
+    let mut prop: aclrtPhysicalMemProp = unsafe { std::mem::zeroed() };
+    prop.handleType = aclrtMemHandleType::ACL_MEM_HANDLE_TYPE_NONE;
+    prop.allocationType = aclrtMemAllocationType::ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop.memAttr = aclrtMemAttr::ACL_HBM_MEM_HUGE;
+    prop.location.type_ = aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = dev;
+    prop
+}
+
+/// Maps `handle` at a new reservation: (address, reservation).
+fn map(t: &T, handle: aclrtDrvMemHandle, size: usize) -> *mut c_void {
+    let mut va: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer; a live physical handle of `size` bytes.
+    unsafe {
+        let rc = t
+            .lib
+            .aclrtReserveMemAddress(&mut va, size, 0, std::ptr::null_mut(), 0)
+            .unwrap();
+        assert_eq!(rc, OK);
+        assert_eq!(t.lib.aclrtMapMem(va, size, 0, handle, 0).unwrap(), OK);
+    }
+    va
+}
+
+fn unmap_release(t: &T, va: *mut c_void, handle: aclrtDrvMemHandle) {
+    // SAFETY: a mapping made by `map` and its physical handle.
+    unsafe {
+        assert_eq!(t.lib.aclrtUnmapMem(va).unwrap(), OK);
+        assert_eq!(t.lib.aclrtReleaseMemAddress(va).unwrap(), OK);
+        assert_eq!(t.lib.aclrtFreePhysical(handle).unwrap(), OK);
+    }
+}
+
+/// memory.cpp:1104-1198, api_error.cc:5216-5283, api_impl.cc:7082-7201: a
+/// physical allocation exported with DISABLE_PID_VALIDATION is imported as a
+/// physical handle of the importer's device, mapped, and both processes see
+/// the same bytes; without it, a process not whitelisted is refused
+/// (the driver: 107000, a mock decision); handleType other than NONE and
+/// pidNum 0 are refused by the acl layer (100000).
+#[test]
+fn a_physical_allocation_exported_as_a_shareable_handle_is_mapped_by_another_process() {
+    const SIZE: usize = 2 << 20;
+    if is_child(PHYS) {
+        let t = T::with_device(1);
+        let parse = |k: &str| std::env::var(k).unwrap().parse::<u64>().unwrap();
+        let mut h: aclrtDrvMemHandle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        let refused = unsafe {
+            t.lib
+                .aclrtMemImportFromShareableHandle(parse("H_PID"), 1, &mut h)
+        }
+        .unwrap();
+        assert_eq!(refused, ACL_ERROR_RT_PARAM_INVALID, "not whitelisted");
+        // SAFETY: a valid out-pointer.
+        let rc = unsafe {
+            t.lib
+                .aclrtMemImportFromShareableHandle(parse("H_ANY"), 1, &mut h)
+        }
+        .unwrap();
+        assert_eq!(rc, OK);
+        let va = map(&t, h, SIZE);
+        assert_eq!(t.download(va, 4), [5, 6, 7, 8], "the exporter's bytes");
+        assert_eq!(t.upload(va, &[3; 8]), OK);
+        unmap_release(&t, va, h);
+        t.assert_clean(1);
+        return;
+    }
+    let t = T::with_device(0);
+    let prop = phys_prop(0);
+    let mut handles = [std::ptr::null_mut(); 2];
+    let mut shared = [0u64; 2];
+    for (i, h) in handles.iter_mut().enumerate() {
+        // SAFETY: valid pointers; a 2 MiB (granularity) device allocation.
+        unsafe {
+            assert_eq!(t.lib.aclrtMallocPhysical(h, SIZE, &prop, 0).unwrap(), OK);
+            let none = aclrtMemHandleType::ACL_MEM_HANDLE_TYPE_NONE;
+            let rc = t
+                .lib
+                .aclrtMemExportToShareableHandle(*h, none, i as u64, &mut shared[i])
+                .unwrap();
+            assert_eq!(rc, OK);
+            let mut pid = 1;
+            let rc = t
+                .lib
+                .aclrtMemSetPidToShareableHandle(shared[i], &mut pid, 0)
+                .unwrap();
+            assert_eq!(rc, ACL_ERROR_INVALID_PARAM, "pidNum 0");
+        }
+    }
+    let va = map(&t, handles[1], SIZE);
+    assert_eq!(t.upload(va, &[5, 6, 7, 8]), OK);
+    let env = [
+        ("H_PID", shared[0].to_string()),
+        ("H_ANY", shared[1].to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let child = run_child_within(PHYS, &env, Duration::from_secs(60)).expect("the child finishes");
+    assert!(
+        child.status.success(),
+        "child: {}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+    assert_eq!(t.download(va, 8), [3; 8], "the importer's bytes");
+    unmap_release(&t, va, handles[1]);
+    // SAFETY: a live physical handle.
+    assert_eq!(unsafe { t.lib.aclrtFreePhysical(handles[0]) }.unwrap(), OK);
+    t.assert_clean(1);
+}
