@@ -316,10 +316,7 @@ ACLMOCK_EXPORT aclError aclrtIpcMemClose(const char *key)
         return call_end(&c, ACL_ERROR_RT_CONTEXT_NULL);
     }
     ipc_mem *m = find_name(key);
-    while (m && m->exporter && m->closed) {
-        m = NULL; /* already destroyed */
-    }
-    if (!m) {
+    if (!m || (m->exporter && m->closed)) { /* unknown, or destroyed already */
         return call_end(&c, fail(ACL_ERROR_RT_PARAM_INVALID, "%s is not an open IPC memory key of this process", key));
     }
     if (m->exporter) {
