@@ -4,16 +4,46 @@
  */
 #include "ipc.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 static uint64_t next_key;
 
+/* Objects of processes that died without freeing what they exported stay in
+ * /dev/shm (RAM): every export unlinks those whose exporter no longer
+ * exists. */
+static void sweep_dead_exporters(void)
+{
+    DIR *dir = opendir("/dev/shm");
+    if (!dir) {
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        char kind = 0;
+        int pid = 0;
+        if (sscanf(e->d_name, "aclmock_%c%d_", &kind, &pid) != 2 || pid <= 0 || pid == (int)getpid()) {
+            continue;
+        }
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            char path[IPC_NAME_MAX + 2];
+            snprintf(path, sizeof(path), "/%.*s", IPC_NAME_MAX, e->d_name);
+            shm_unlink(path);
+        }
+    }
+    closedir(dir);
+}
+
 ipc_hdr *ipc_create(const char *name, uint64_t data, int *fd)
 {
+    sweep_dead_exporters();
     char path[IPC_NAME_MAX + 2];
     snprintf(path, sizeof(path), "/%s", name);
     *fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL, 0600);

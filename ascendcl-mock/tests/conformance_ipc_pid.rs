@@ -157,3 +157,31 @@ fn a_whitelisted_process_imports_memory_and_a_notify_exported_with_pid_validatio
     assert_eq!(t.free(p), OK);
     t.assert_clean(1);
 }
+
+/// A process that exported and died without freeing leaves its object in
+/// /dev/shm; the next export of any process removes it (a mock duty: the
+/// objects are the mock's, ipc_shm.c).
+#[test]
+fn an_export_removes_the_objects_of_exporters_that_died() {
+    let mut gone = Command::new("true").spawn().expect("true runs");
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let stale = std::path::PathBuf::from(format!("/dev/shm/aclmock_m{dead}_1"));
+    std::fs::write(&stale, b"left behind").unwrap();
+    let t = T::with_device(0);
+    let p = t.malloc(64, HUGE_FIRST).unwrap();
+    let mut key = [0 as c_char; 65];
+    // SAFETY: a 65-byte key buffer and 64 bytes of device memory.
+    let rc = unsafe {
+        t.lib
+            .aclrtIpcMemGetExportKey(p, 64, key.as_mut_ptr(), 65, 0)
+    }
+    .unwrap();
+    assert_eq!(rc, OK);
+    assert!(!stale.exists(), "the dead exporter's object was removed");
+    let k = CString::new(key_of(&key)).unwrap();
+    // SAFETY: the key just exported.
+    assert_eq!(unsafe { t.lib.aclrtIpcMemClose(k.as_ptr()) }.unwrap(), OK);
+    assert_eq!(t.free(p), OK);
+    t.assert_clean(1);
+}
