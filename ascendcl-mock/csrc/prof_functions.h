@@ -11,6 +11,14 @@
 
 #define MOCK_PROF_FUNCTIONS(X)                                                                                 \
     X(aclprofInit) X(aclprofFinalize) X(aclprofStart) X(aclprofStop) X(aclprofCreateConfig) X(aclprofDestroyConfig) \
-        X(aclprofSetConfig)
+        X(aclprofSetConfig) MOCK_PROF_SUBSCRIBE_FUNCTIONS(X)
+
+/* csrc/prof/subscribe.c */
+#define MOCK_PROF_SUBSCRIBE_FUNCTIONS(X)                                                                       \
+    X(aclprofCreateSubscribeConfig) X(aclprofDestroySubscribeConfig) X(aclprofModelSubscribe)                  \
+        X(aclprofModelUnSubscribe) X(aclprofGetOpDescSize) X(aclprofGetOpNum) X(aclprofGetOpTypeLen)           \
+            X(aclprofGetOpType) X(aclprofGetOpNameLen) X(aclprofGetOpName) X(aclprofGetOpStart)                \
+                X(aclprofGetOpEnd) X(aclprofGetOpDuration) X(aclprofGetModelId) X(aclprofGetOpFlag)            \
+                    X(aclprofGetOpAttriValue)
 
 #endif /* ACLMOCK_PROF_FUNCTIONS_H */
