@@ -189,7 +189,12 @@ SUB_EXPORT aclprofSubscribeConfig *aclprofCreateSubscribeConfig(int8_t timeInfoS
         aclmock_call_end(&c, fault);
         return NULL;
     }
-    const char *why = !fd ? "fd is null" : (timeInfoSwitch != 0 && timeInfoSwitch != 1) ? "timeInfoSwitch is not 0 or 1" : NULL;
+    const char *why = NULL;
+    if (!fd) {
+        why = "fd is null";
+    } else if (timeInfoSwitch != 0 && timeInfoSwitch != 1) {
+        why = "timeInfoSwitch is not 0 or 1";
+    }
     aclprofSubscribeConfig *cfg = NULL;
     if (!why) {
         cfg = malloc(sizeof(*cfg));
@@ -232,7 +237,8 @@ SUB_EXPORT aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig *
         dead |= S.dead[i] == (const void *)profSubscribeConfig;
     }
     if (dead) {
-        aclmock_misuse(MISUSE_DOUBLE_FREE, "subscribe config %p was already destroyed", (const void *)profSubscribeConfig);
+        aclmock_misuse(MISUSE_DOUBLE_FREE, "subscribe config %p was already destroyed",
+                       (const void *)profSubscribeConfig);
     } else {
         aclmock_misuse(MISUSE_UNKNOWN_POINTER, "%p is not a config made by aclprofCreateSubscribeConfig",
                        (const void *)profSubscribeConfig);
