@@ -11,6 +11,7 @@
 
 #define MOCK_PROF_FUNCTIONS(X)                                                                                 \
     X(aclprofInit) X(aclprofFinalize) X(aclprofStart) X(aclprofStop) X(aclprofCreateConfig) X(aclprofDestroyConfig) \
-        X(aclprofSetConfig)
+        X(aclprofSetConfig) X(aclprofCreateStepInfo) X(aclprofGetStepTimestamp) X(aclprofDestroyStepInfo)      \
+            X(aclprofCreateStamp) X(aclprofSetStampTraceMessage) X(aclprofMark) X(aclprofDestroyStamp)
 
 #endif /* ACLMOCK_PROF_FUNCTIONS_H */

@@ -6,7 +6,8 @@
 //! the closure, then stops, destroys the config and finalises, whatever the
 //! closure returned. What the profiler wrote is read with CANN's tools
 //! (`msprof --export`); the mock's profiler checks the calls and writes
-//! nothing. Recording a trace is the other view of a run
+//! nothing. Inside a session with `ACL_PROF_MSPROFTX`, [`mark`] and [`step`]
+//! add msproftx markers and steps. Recording a trace is the other view of a run
 //! (docs/record-replay.md): calls and host times, not device timelines.
 //!
 //! ```no_run
@@ -22,6 +23,10 @@
 //! # Ok(())
 //! # }
 //! ```
+
+mod tx;
+
+pub use tx::{MARK_MESSAGE_MAX, mark, step};
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
