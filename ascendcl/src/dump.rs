@@ -188,6 +188,7 @@ impl Drop for DumpCallback {
 #[derive(Debug)]
 pub struct ArgsDump {
     rt: Runtime,
+    stopped: bool,
 }
 
 impl ArgsDump {
@@ -215,13 +216,16 @@ impl ArgsDump {
         check(lib, "aclopStartDumpArgs", unsafe {
             lib.aclopStartDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS, raw)
         })?;
-        Ok(ArgsDump { rt: rt.clone() })
+        Ok(ArgsDump {
+            rt: rt.clone(),
+            stopped: false,
+        })
     }
 
     /// Stops recording, reporting a refusal (dropping stops too, silently).
-    pub fn stop(self) -> Result<()> {
+    pub fn stop(mut self) -> Result<()> {
+        self.stopped = true;
         let lib = self.rt.lib();
-        std::mem::forget(self);
         // SAFETY: no pointers.
         check(lib, "aclopStopDumpArgs", unsafe {
             lib.aclopStopDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS)
@@ -231,6 +235,9 @@ impl ArgsDump {
 
 impl Drop for ArgsDump {
     fn drop(&mut self) {
+        if self.stopped {
+            return;
+        }
         let lib = self.rt.lib();
         // SAFETY: no pointers.
         let _ = unsafe { lib.aclopStopDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS) };
