@@ -112,17 +112,22 @@ struct Session {
     prof: &'static Profiler,
     config: *mut aclprofConfig,
     started: bool,
+    /// close ran (finish, or a drop): nothing is left to undo.
+    closed: bool,
 }
 
 impl Session {
     /// Stops collecting, destroys the config, finalises: the first failure.
+    /// (The drop that follows does nothing: the session is closed.)
     fn finish(mut self) -> Result<()> {
-        let result = self.close();
-        std::mem::forget(self);
-        result
+        self.close()
     }
 
     fn close(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
         let lib = self.rt.lib();
         let mut first: Result<()> = Ok(());
         let mut keep = |r: Result<()>| {
@@ -210,6 +215,7 @@ pub fn profile<R>(rt: &Runtime, config: &ProfileConfig, work: impl FnOnce() -> R
         prof,
         config: std::ptr::null_mut(),
         started: false,
+        closed: false,
     };
     for (kind, value) in &config.options {
         // SAFETY: a NUL-terminated value and its length without the NUL.
