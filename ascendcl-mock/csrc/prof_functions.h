@@ -11,7 +11,9 @@
 
 #define MOCK_PROF_FUNCTIONS(X)                                                                                 \
     X(aclprofInit) X(aclprofFinalize) X(aclprofStart) X(aclprofStop) X(aclprofCreateConfig) X(aclprofDestroyConfig) \
-        X(aclprofSetConfig) MOCK_PROF_SUBSCRIBE_FUNCTIONS(X)
+        X(aclprofSetConfig) X(aclprofCreateStepInfo) X(aclprofGetStepTimestamp) X(aclprofDestroyStepInfo)      \
+            X(aclprofCreateStamp) X(aclprofSetStampTraceMessage) X(aclprofMark) X(aclprofDestroyStamp)         \
+                MOCK_PROF_SUBSCRIBE_FUNCTIONS(X)
 
 /* csrc/prof/subscribe.c */
 #define MOCK_PROF_SUBSCRIBE_FUNCTIONS(X)                                                                       \

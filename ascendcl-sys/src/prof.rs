@@ -142,6 +142,26 @@ prof_functions! {
         config: *const c_char,
         configLength: usize,
     ) -> aclError;
+    /// A msproftx step record (null without memory).
+    fn aclprofCreateStepInfo() -> *mut aclprofStepInfo;
+    /// Takes the start or the end of a step (each once) on `stream`.
+    fn aclprofGetStepTimestamp(
+        stepInfo: *mut aclprofStepInfo,
+        tag: aclprofStepTag,
+        stream: aclrtStream,
+    ) -> aclError;
+    /// Destroys a step record.
+    fn aclprofDestroyStepInfo(stepinfo: *mut aclprofStepInfo) -> ();
+    /// A msproftx marker, or null while no config with `ACL_PROF_MSPROFTX`
+    /// is started (or when the collector's 100 are taken).
+    fn aclprofCreateStamp() -> *mut c_void;
+    /// The marker's text: `msgLen` bytes of `msg` (below 128).
+    fn aclprofSetStampTraceMessage(stamp: *mut c_void, msg: *const c_char, msgLen: u32)
+    -> aclError;
+    /// Records an instant event with the marker.
+    fn aclprofMark(stamp: *mut c_void) -> aclError;
+    /// Gives the marker back to the collector.
+    fn aclprofDestroyStamp(stamp: *mut c_void) -> ();
     /// A subscription config reporting to the pipe whose write end `fd`
     /// points at (`timeInfoSwitch` 0 or 1), or null when the arguments are
     /// invalid.

@@ -68,10 +68,18 @@ typedef enum {
     ACL_PROF_ARGS_MAX = 15
 } aclprofConfigType;
 
+/* msproftx step boundaries (aclprofGetStepTimestamp). */
+typedef enum {
+    ACL_STEP_START = 0,
+    ACL_STEP_END = 1
+} aclprofStepTag;
+
 /* A collection config (devices, counters, data types); opaque. */
 typedef struct aclprofConfig aclprofConfig;
 /* Reserved: custom AI Core events; must be NULL. */
 typedef struct aclprofAicoreEvents aclprofAicoreEvents;
+/* One training or inference step of msproftx: a start and an end; opaque. */
+typedef struct aclprofStepInfo aclprofStepInfo;
 
 /* Profiling data goes under `profilerResultPath` (length = its strlen).
  * Init and Finalize pair up; Start and Stop take the same config. */
@@ -86,6 +94,20 @@ aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig);
 /* One more collection option, as text of strlen `configLength` (at most
  * 256), after aclprofInit and before aclprofStart; may be called again. */
 aclError aclprofSetConfig(aclprofConfigType configType, const char *config, size_t configLength);
+
+/* msproftx: user markers, collected while a config with ACL_PROF_MSPROFTX
+ * is started (until aclprofFinalize). A stamp is NULL outside that window;
+ * the functions returning aclError return -1 when the collector refuses. */
+/* A step record (NULL without memory); each tag is taken once a step. */
+aclprofStepInfo *aclprofCreateStepInfo();
+aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream);
+void aclprofDestroyStepInfo(aclprofStepInfo *stepinfo);
+/* A marker from the collector's pool, its text (msgLen below 128), an
+ * instant event recorded with it, and the marker given back. */
+void *aclprofCreateStamp();
+aclError aclprofSetStampTraceMessage(void *stamp, const char *msg, uint32_t msgLen);
+aclError aclprofMark(void *stamp);
+void aclprofDestroyStamp(void *stamp);
 
 /* ---- Model subscription: per-operator records of a loaded model's runs,
  * written to a pipe the caller reads, and the getters that parse them. */

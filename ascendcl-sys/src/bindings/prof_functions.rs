@@ -37,6 +37,35 @@ unsafe extern "C" {
     ) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclprofCreateStepInfo() -> *mut aclprofStepInfo;
+}
+unsafe extern "C" {
+    pub fn aclprofGetStepTimestamp(
+        stepInfo: *mut aclprofStepInfo,
+        tag: aclprofStepTag,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofDestroyStepInfo(stepinfo: *mut aclprofStepInfo);
+}
+unsafe extern "C" {
+    pub fn aclprofCreateStamp() -> *mut ::std::os::raw::c_void;
+}
+unsafe extern "C" {
+    pub fn aclprofSetStampTraceMessage(
+        stamp: *mut ::std::os::raw::c_void,
+        msg: *const ::std::os::raw::c_char,
+        msgLen: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofMark(stamp: *mut ::std::os::raw::c_void) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofDestroyStamp(stamp: *mut ::std::os::raw::c_void);
+}
+unsafe extern "C" {
     pub fn aclprofCreateSubscribeConfig(
         timeInfoSwitch: i8,
         aicoreMetrics: aclprofAicoreMetrics,

@@ -65,6 +65,13 @@ impl aclprofConfigType {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct aclprofConfigType(pub ::std::os::raw::c_uint);
+impl aclprofStepTag {
+    pub const ACL_STEP_START: aclprofStepTag = aclprofStepTag(0);
+    pub const ACL_STEP_END: aclprofStepTag = aclprofStepTag(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclprofStepTag(pub ::std::os::raw::c_uint);
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclprofConfig {
@@ -73,6 +80,11 @@ pub struct aclprofConfig {
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclprofAicoreEvents {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclprofStepInfo {
     _unused: [u8; 0],
 }
 impl aclprofSubscribeOpFlag {
