@@ -4,6 +4,8 @@
  * op_conv_backward.c), on 5-D (N, C, D, H, W) arrays: conv1d and conv2d are
  * run as conv3d with the leading spatial dims of size 1, which adds loops of
  * one iteration and leaves every sum in the order it had in 2-D.
+ * These are the sequential reference (conv_*_ref); op_conv_fast.c runs the
+ * same sums over the host's cores and falls back on them.
  * Also the conversions between a strided tensor and a dense double array.
  */
 #include "op_internal.h"
@@ -54,19 +56,19 @@
         }                                                                                                           \
     } while (0)
 
-void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+void conv_gather_ref(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
                  const int64_t *sd, double *s)
 {
     CONV_TAPS(bd, sd, wd, s[si] += b[IDX5(bd, n, c0 + c, id, ih, iw)] * w[IDX5(wd, oc, c, kd, kh, kw)]);
 }
 
-void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+void conv_scatter_ref(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
                   const int64_t *bd, double *b)
 {
     CONV_TAPS(bd, sd, wd, b[IDX5(bd, n, c0 + c, id, ih, iw)] += s[si] * w[IDX5(wd, oc, c, kd, kh, kw)]);
 }
 
-void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+void conv_wgrad_ref(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
                 const int64_t *wd, double *dw)
 {
     CONV_TAPS(bd, sd, wd, dw[IDX5(wd, oc, c, kd, kh, kw)] += b[IDX5(bd, n, c0 + c, id, ih, iw)] * s[si]);

@@ -99,13 +99,23 @@ bool conv_shapes(ph1 *p, const aclTensor *x, const aclTensor *weight, const conv
                  const aclIntArray *outpad, int64_t *out);
 /* Kernel cores on dense row-major double arrays with 5-D dims (b: conv
  * input, s: conv output, w: weight): conv_gather: s += conv(b, w);
- * conv_scatter: b += conv_transpose(s, w); conv_wgrad: dw += Σ b(tap)·s. */
+ * conv_scatter: b += conv_transpose(s, w); conv_wgrad: dw += Σ b(tap)·s.
+ * Threaded (op_conv_fast.c). */
 void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
                  const int64_t *sd, double *s);
 void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
                   const int64_t *bd, double *b);
 void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
                 const int64_t *wd, double *dw);
+/* The same three as one sequential loop nest (op_conv_kernels.c): the
+ * reference the threaded cores (op_conv_fast.c) match bit for bit, run
+ * when ASCENDCL_MOCK_CONV_THREADS is 0. */
+void conv_gather_ref(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                     const int64_t *sd, double *s);
+void conv_scatter_ref(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                      const int64_t *bd, double *b);
+void conv_wgrad_ref(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                    const int64_t *wd, double *dw);
 /* v's elements as a dense row-major double array (NULL when empty; on host
  * OOM NULL and *oom set). */
 double *conv_dense(const mk_view *v, const void *buf, bool *oom);

@@ -1,0 +1,394 @@
+/*
+ * op_conv_fast.c (libopapi.so): the convolution cores conv_gather,
+ * conv_scatter and conv_wgrad (op_internal.h) spread over the host's cores,
+ * with loop orders that keep their rows in cache; bit-identical to the
+ * sequential reference nest (op_conv_kernels.c, conv_*_ref).
+ *
+ * Why the results are the same bits: every output element is owned by one
+ * unit of work (a row of the array written, or a channel of the weight
+ * gradient), one thread runs a unit, and within it the element receives the
+ * same products, in the same order, as in the reference nest, starting from
+ * the value the array holds (the reference adds into it too). The orders:
+ *   gather (conv output s):  taps (c, kd, kh, kw) ascending, as the
+ *     reference's inner loops; a row of s over ow is updated tap by tap.
+ *   scatter (conv input b):  for an element of b the reference visits the
+ *     outputs (oc, od, oh, ow) ascending, each with one tap; a row of b is
+ *     updated for oc, od, oh ascending, then kw DESCENDING, which for a fixed
+ *     iw is ow ascending (iw + pad = ow*sw + kw*dw).
+ *   wgrad (weight gradient): for a weight element the reference visits the
+ *     output positions (n, od, oh, ow) ascending; here, per input channel c,
+ *     positions ascending in blocks, each block applied to every tap, with
+ *     the output gradient transposed to (position, oc) so that one product
+ *     row covers the group's output channels.
+ * Products are b·w, s·w and b·s as in the reference, each rounded, then
+ * added (no fused multiply-add on the x86-64 baseline this is built for;
+ * both files are compiled with the same flags).
+ *
+ * ASCENDCL_MOCK_CONV_THREADS: unset or empty, one thread per online CPU
+ * (at most 64); N >= 1, N threads; 0, the sequential reference nest. Read
+ * at every launch. aclmockop_conv_kernels_differ (a test hook) compares the
+ * two on random doubles.
+ */
+/* The inner loops run over independent output elements: vectorizing them
+ * keeps every element's order of additions (GCC only reassociates a
+ * reduction under -ffast-math, which this file is never built with). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+#include "op_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IDX5(x, n, c, d, h, w) ((((((n) * (x)[1] + (c)) * (x)[2] + (d)) * (x)[3] + (h)) * (x)[4]) + (w))
+
+enum {
+    MAX_THREADS = 64,
+    WG_BLOCK = 64,   /* output positions per wgrad block */
+    WG_CHANNELS = 8, /* input channels per wgrad unit */
+};
+
+/* 0: use the reference; else the thread count. */
+static int conv_threads(void)
+{
+    const char *v = getenv("ASCENDCL_MOCK_CONV_THREADS");
+    if (v && *v) {
+        long n = strtol(v, NULL, 10);
+        return n <= 0 ? 0 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+typedef struct job {
+    const double *b, *s, *w;
+    double *out, *aux;
+    const int64_t *bd, *sd, *wd;
+    const conv_geom *g;
+    int64_t units;
+    atomic_llong next;
+    void (*unit)(const struct job *, int64_t);
+} job;
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    for (;;) {
+        int64_t u = atomic_fetch_add(&j->next, 1);
+        if (u >= j->units) {
+            return NULL;
+        }
+        j->unit(j, u);
+    }
+}
+
+/* Runs every unit of j on up to `threads` threads, the caller among them.
+ * Which thread runs a unit does not change its result; a thread that cannot
+ * be created leaves its share to the others. */
+static void run_units(job *j, int threads)
+{
+    pthread_t t[MAX_THREADS];
+    int made = 0;
+    atomic_init(&j->next, 0);
+    int64_t want = threads < j->units ? threads : j->units;
+    for (int64_t i = 1; i < want; i++) {
+        if (pthread_create(&t[made], NULL, worker, j) == 0) {
+            made++;
+        }
+    }
+    worker(j);
+    for (int i = 0; i < made; i++) {
+        pthread_join(t[i], NULL);
+    }
+}
+
+/* First and last o in [0, count) with lo <= o*step + off <= hi; false if none. */
+static bool span(int64_t off, int64_t step, int64_t lo, int64_t hi, int64_t count, int64_t *first, int64_t *last)
+{
+    int64_t a = lo - off, z = hi - off; /* o*step in [a, z] */
+    int64_t f = a <= 0 ? 0 : (a + step - 1) / step;
+    int64_t l = z < 0 ? -1 : z / step;
+    if (l > count - 1) {
+        l = count - 1;
+    }
+    *first = f;
+    *last = l;
+    return f <= l;
+}
+
+/* gather unit: one row (n, od, oh, oc) of s, oc fastest (rows of b reused). */
+static void gather_row(const job *j, int64_t u)
+{
+    const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
+    const conv_geom *g = j->g;
+    int64_t oc = u % sd[1], r = u / sd[1];
+    int64_t oh = r % sd[3], od = (r / sd[3]) % sd[2], n = r / (sd[3] * sd[2]);
+    int64_t c0 = (oc / (sd[1] / g->groups)) * wd[1];
+    double *restrict srow = j->out + IDX5(sd, n, oc, od, oh, 0);
+    for (int64_t c = 0; c < wd[1]; c++) {
+        for (int64_t kd = 0; kd < wd[2]; kd++) {
+            int64_t id = od * g->s[0] - g->pb[0] + kd * g->d[0];
+            if (id < 0 || id >= bd[2]) {
+                continue;
+            }
+            for (int64_t kh = 0; kh < wd[3]; kh++) {
+                int64_t ih = oh * g->s[1] - g->pb[1] + kh * g->d[1];
+                if (ih < 0 || ih >= bd[3]) {
+                    continue;
+                }
+                const double *restrict brow = j->b + IDX5(bd, n, c0 + c, id, ih, 0);
+                const double *wk = j->w + IDX5(wd, oc, c, kd, kh, 0);
+                for (int64_t kw = 0; kw < wd[4]; kw++) {
+                    int64_t off = kw * g->d[2] - g->pb[2], f, l, sw = g->s[2];
+                    if (!span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
+                        continue;
+                    }
+                    double wv = wk[kw];
+                    for (int64_t ow = f; ow <= l; ow++) {
+                        srow[ow] += brow[ow * sw + off] * wv;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* scatter unit: one row (n, id, ih, ci) of b, ci fastest (rows of s reused). */
+static void scatter_row(const job *j, int64_t u)
+{
+    const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
+    const conv_geom *g = j->g;
+    int64_t ci = u % bd[1], r = u / bd[1];
+    int64_t ih = r % bd[3], id = (r / bd[3]) % bd[2], n = r / (bd[3] * bd[2]);
+    int64_t Og = sd[1] / g->groups, grp = ci / wd[1], c = ci % wd[1];
+    double *restrict brow = j->out + IDX5(bd, n, ci, id, ih, 0);
+    /* the od, oh whose windows can reach id, ih: o*stride in [i + pad - (K-1)*dil, i + pad] */
+    int64_t d0, d1, h0, h1;
+    if (!span(0, g->s[0], id + g->pb[0] - (wd[2] - 1) * g->d[0], id + g->pb[0], sd[2], &d0, &d1) ||
+        !span(0, g->s[1], ih + g->pb[1] - (wd[3] - 1) * g->d[1], ih + g->pb[1], sd[3], &h0, &h1)) {
+        return;
+    }
+    for (int64_t oc = grp * Og; oc < (grp + 1) * Og; oc++) {
+        for (int64_t od = d0; od <= d1; od++) {
+            int64_t td = id + g->pb[0] - od * g->s[0]; /* kd * dilation */
+            if (td % g->d[0]) {
+                continue;
+            }
+            for (int64_t oh = h0; oh <= h1; oh++) {
+                int64_t th = ih + g->pb[1] - oh * g->s[1];
+                if (th % g->d[1]) {
+                    continue;
+                }
+                const double *restrict srow = j->s + IDX5(sd, n, oc, od, oh, 0);
+                const double *wk = j->w + IDX5(wd, oc, c, td / g->d[0], th / g->d[1], 0);
+                for (int64_t kw = wd[4] - 1; kw >= 0; kw--) {
+                    int64_t off = kw * g->d[2] - g->pb[2], f, l, sw = g->s[2];
+                    if (!span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
+                        continue;
+                    }
+                    double wv = wk[kw];
+                    for (int64_t ow = f; ow <= l; ow++) {
+                        brow[ow * sw + off] += srow[ow] * wv;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* wgrad unit: input channels [u*WG_CHANNELS, ..) (all their taps, their
+ * group's output channels), accumulated in aux as [ci][tap][oc in group];
+ * j->s is the output gradient transposed to [position][oc]. The channels
+ * share each block of positions while it is in cache. */
+static void wgrad_channels(const job *j, int64_t u)
+{
+    const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
+    const conv_geom *g = j->g;
+    int64_t Og = sd[1] / g->groups;
+    int64_t taps = wd[2] * wd[3] * wd[4], npos = sd[0] * sd[2] * sd[3] * sd[4];
+    int64_t c_lo = u * WG_CHANNELS, c_hi = c_lo + WG_CHANNELS < bd[1] ? c_lo + WG_CHANNELS : bd[1];
+    int64_t at[WG_BLOCK][4]; /* (n, od, oh, ow) of the block's positions */
+    for (int64_t p0 = 0; p0 < npos; p0 += WG_BLOCK) {
+        int64_t p1 = p0 + WG_BLOCK < npos ? p0 + WG_BLOCK : npos;
+        for (int64_t p = p0; p < p1; p++) {
+            int64_t *a = at[p - p0];
+            a[3] = p % sd[4];
+            a[2] = (p / sd[4]) % sd[3];
+            a[1] = (p / (sd[4] * sd[3])) % sd[2];
+            a[0] = p / (sd[4] * sd[3] * sd[2]);
+        }
+        for (int64_t ci = c_lo; ci < c_hi; ci++) {
+            int64_t grp = ci / wd[1];
+            for (int64_t t = 0; t < taps; t++) {
+                int64_t kd = t / (wd[3] * wd[4]), kh = (t / wd[4]) % wd[3], kw = t % wd[4];
+                double *restrict arow = j->aux + (ci * taps + t) * Og;
+                for (int64_t p = p0; p < p1; p++) {
+                    const int64_t *a = at[p - p0];
+                    int64_t id = a[1] * g->s[0] - g->pb[0] + kd * g->d[0];
+                    int64_t ih = a[2] * g->s[1] - g->pb[1] + kh * g->d[1];
+                    int64_t iw = a[3] * g->s[2] - g->pb[2] + kw * g->d[2];
+                    if (id < 0 || id >= bd[2] || ih < 0 || ih >= bd[3] || iw < 0 || iw >= bd[4]) {
+                        continue;
+                    }
+                    double x = j->b[IDX5(bd, a[0], ci, id, ih, iw)];
+                    const double *restrict srow = j->s + p * sd[1] + grp * Og;
+                    for (int64_t o = 0; o < Og; o++) {
+                        arow[o] += x * srow[o];
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void gather_mt(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                      const int64_t *sd, double *s, int threads)
+{
+    job j = {.b = b, .w = w, .out = s, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = gather_row};
+    j.units = sd[0] * sd[1] * sd[2] * sd[3];
+    run_units(&j, threads);
+}
+
+static void scatter_mt(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                       const int64_t *bd, double *b, int threads)
+{
+    job j = {.s = s, .w = w, .out = b, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = scatter_row};
+    j.units = bd[0] * bd[1] * bd[2] * bd[3];
+    run_units(&j, threads);
+}
+
+static void wgrad_mt(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                     const int64_t *wd, double *dw, int threads)
+{
+    int64_t O = sd[1], Og = O / g->groups, C = bd[1], taps = wd[2] * wd[3] * wd[4];
+    int64_t npos = sd[0] * sd[2] * sd[3] * sd[4], nw = O * wd[1] * taps;
+    double *st = malloc((size_t)(npos * O) * sizeof(double));
+    double *aux = st ? malloc((size_t)(C * taps * Og) * sizeof(double)) : NULL;
+    if (!aux) { /* host memory short (or nothing to do): the same sums without the copies */
+        free(st);
+        conv_wgrad_ref(b, bd, s, sd, g, wd, dw);
+        return;
+    }
+    int64_t plane = npos / sd[0];
+    for (int64_t n = 0; n < sd[0]; n++) { /* s as [position][oc] */
+        for (int64_t oc = 0; oc < O; oc++) {
+            const double *src = s + (n * O + oc) * plane;
+            for (int64_t q = 0; q < plane; q++) {
+                st[(n * plane + q) * O + oc] = src[q];
+            }
+        }
+    }
+    for (int64_t k = 0; k < nw; k++) { /* aux starts from dw, element for element */
+        int64_t oc = k / (wd[1] * taps), c = (k / taps) % wd[1], t = k % taps;
+        aux[(((oc / Og) * wd[1] + c) * taps + t) * Og + oc % Og] = dw[k];
+    }
+    job j = {.b = b, .s = st, .aux = aux, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = wgrad_channels};
+    j.units = (C + WG_CHANNELS - 1) / WG_CHANNELS;
+    run_units(&j, threads);
+    for (int64_t k = 0; k < nw; k++) {
+        int64_t oc = k / (wd[1] * taps), c = (k / taps) % wd[1], t = k % taps;
+        dw[k] = aux[(((oc / Og) * wd[1] + c) * taps + t) * Og + oc % Og];
+    }
+    free(st);
+    free(aux);
+}
+
+void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                 const int64_t *sd, double *s)
+{
+    int threads = conv_threads();
+    if (threads) {
+        gather_mt(b, bd, w, wd, g, sd, s, threads);
+    } else {
+        conv_gather_ref(b, bd, w, wd, g, sd, s);
+    }
+}
+
+void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                  const int64_t *bd, double *b)
+{
+    int threads = conv_threads();
+    if (threads) {
+        scatter_mt(s, sd, w, wd, g, bd, b, threads);
+    } else {
+        conv_scatter_ref(s, sd, w, wd, g, bd, b);
+    }
+}
+
+void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                const int64_t *wd, double *dw)
+{
+    int threads = conv_threads();
+    if (threads) {
+        wgrad_mt(b, bd, s, sd, g, wd, dw, threads);
+    } else {
+        conv_wgrad_ref(b, bd, s, sd, g, wd, dw);
+    }
+}
+
+/* Values whose sums depend on their order in double: signed, with
+ * exponents over 2^-40..2^40 (xorshift from seed). */
+static void fill(double *a, int64_t n, uint64_t *seed)
+{
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t x = *seed;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *seed = x;
+        double m = 1.0 + (double)(x >> 11) / 9007199254740992.0; /* [1, 2) */
+        a[k] = ldexp(x & 1 ? -m : m, (int)((x >> 3) % 81) - 40);
+    }
+}
+
+/* Test hook (not a CANN function): runs core `which` (0 gather, 1 scatter,
+ * 2 wgrad) for the 5-D dims bd (conv input), sd (conv output), wd (weight)
+ * and the geometry geom (conv_put's 13 values: stride, pad before, pad
+ * after, dilation, groups) on `threads` threads and as the reference nest,
+ * on the same random values, starting from the same random output. Returns
+ * the number of output elements that differ in any bit, -1 on host OOM. */
+OPS_EXPORT int64_t aclmockop_conv_kernels_differ(int which, const int64_t *bd, const int64_t *sd, const int64_t *wd,
+                                                 const int64_t *geom, int threads, uint64_t seed)
+{
+    conv_geom g;
+    for (int i = 0; i < 3; i++) {
+        g.s[i] = geom[i];
+        g.pb[i] = geom[3 + i];
+        g.pa[i] = geom[6 + i];
+        g.d[i] = geom[9 + i];
+    }
+    g.groups = geom[12];
+    int64_t nb = bd[0] * bd[1] * bd[2] * bd[3] * bd[4], ns = sd[0] * sd[1] * sd[2] * sd[3] * sd[4];
+    int64_t nw = wd[0] * wd[1] * wd[2] * wd[3] * wd[4];
+    int64_t nin[3][2] = {{nb, nw}, {ns, nw}, {nb, ns}}, nout[3] = {ns, nb, nw};
+    int64_t ni0 = nin[which][0], ni1 = nin[which][1], no = nout[which];
+    double *x = malloc((size_t)(ni0 + ni1 + 2 * no + 1) * sizeof(double));
+    if (!x) {
+        return -1;
+    }
+    double *y = x + ni0, *ref = y + ni1, *fast = ref + no;
+    seed |= 1;
+    fill(x, ni0 + ni1 + no, &seed);
+    memcpy(fast, ref, (size_t)no * sizeof(double));
+    if (which == 0) {
+        conv_gather_ref(x, bd, y, wd, &g, sd, ref);
+        gather_mt(x, bd, y, wd, &g, sd, fast, threads);
+    } else if (which == 1) {
+        conv_scatter_ref(x, sd, y, wd, &g, bd, ref);
+        scatter_mt(x, sd, y, wd, &g, bd, fast, threads);
+    } else {
+        conv_wgrad_ref(x, bd, y, sd, &g, wd, ref);
+        wgrad_mt(x, bd, y, sd, &g, wd, fast, threads);
+    }
+    int64_t differ = 0;
+    for (int64_t k = 0; k < no; k++) {
+        differ += memcmp(&ref[k], &fast[k], sizeof(double)) != 0;
+    }
+    free(x);
+    return differ;
+}
