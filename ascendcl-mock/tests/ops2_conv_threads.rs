@@ -44,12 +44,10 @@ impl Geom {
             s[2 + i] = span / self.stride[i] + 1;
         }
         let mut g = [0; 13];
-        for i in 0..3 {
-            g[i] = self.stride[i];
-            g[3 + i] = self.pad_before[i];
-            g[6 + i] = self.pad_after[i];
-            g[9 + i] = self.dilation[i];
-        }
+        g[0..3].copy_from_slice(&self.stride);
+        g[3..6].copy_from_slice(&self.pad_before);
+        g[6..9].copy_from_slice(&self.pad_after);
+        g[9..12].copy_from_slice(&self.dilation);
         g[12] = self.groups;
         (b, s, w, g)
     }
