@@ -1,8 +1,8 @@
 //! Wall time of the mock's convolution kernels: the sequential reference
-//! nest (`ASCENDCL_MOCK_CONV_THREADS=0`) against the threaded cores (the
-//! variable unset: one thread per online CPU), side by side in one process,
-//! printing JSON (one object per row) with the median milliseconds per
-//! launch, launch to synchronize, of each.
+//! nest (`ASCENDCL_MOCK_CONV_THREADS=0`) against the new cores on one thread
+//! (`=1`: the loop orders alone) and threaded (unset: one thread per online
+//! CPU), side by side in one process, printing JSON (one object per row)
+//! with the median milliseconds per launch, launch to synchronize, of each.
 //!
 //! Rows: a 2-D forward (2×64×32×32, 64 outputs, 3×3, padding 1), its
 //! backward (input and weight gradients, then also the bias), a 3-D forward
@@ -171,10 +171,15 @@ fn run() -> ascendcl::Result<()> {
     ];
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     for p in &problems {
-        let (mut reference, mut threaded) = (Vec::new(), Vec::new());
+        let (mut reference, mut one, mut threaded) = (Vec::new(), Vec::new(), Vec::new());
         launch(p, &ctx, &stream)?; // warm-up
         for _ in 0..rounds {
-            for (value, times) in [(Some("0"), &mut reference), (None, &mut threaded)] {
+            let sides = [
+                (Some("0"), &mut reference),
+                (Some("1"), &mut one),
+                (None, &mut threaded),
+            ];
+            for (value, times) in sides {
                 set_threads(value);
                 let start = Instant::now();
                 launch(p, &ctx, &stream)?;
@@ -182,10 +187,10 @@ fn run() -> ascendcl::Result<()> {
             }
         }
         set_threads(None);
-        let (r, t) = (median(reference), median(threaded));
+        let (r, o, t) = (median(reference), median(one), median(threaded));
         println!(
             "{{\"row\": \"{}\", \"backend\": \"{backend}\", \"threads\": {threads}, \"rounds\": {rounds}, \
-             \"reference_ms\": {r:.2}, \"threaded_ms\": {t:.2}, \"speedup\": {:.2}}}",
+             \"reference_ms\": {r:.2}, \"one_thread_ms\": {o:.2}, \"threaded_ms\": {t:.2}, \"speedup\": {:.2}}}",
             p.name,
             r / t
         );

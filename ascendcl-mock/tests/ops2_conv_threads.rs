@@ -4,7 +4,8 @@
 //! every output element of the gather (forward), scatter (input gradient,
 //! transposed forward) and weight-gradient cores has the reference's exact
 //! bits, for 1-D, 2-D and 3-D geometries with strides, asymmetric padding,
-//! dilation and groups, on 1, 2 and 3 threads. Through the libopapi test
+//! dilation and groups (both paths of the scatter: per-tap passes for a W
+//! stride above 1, fused chunks for stride 1), on 1, 2 and 3 threads. Through the libopapi test
 //! hook `aclmockop_conv_kernels_differ`.
 
 mod common;
@@ -124,6 +125,27 @@ const GEOMS: &[Geom] = &[
         ([1, 0, 1], [1, 0, 1]),
         [1, 2, 1],
         2,
+    ),
+    // more s rows per b row (24 x 3) than the scatter buffers at once, and
+    // rows wide enough for the fused 8-element chunks
+    geom(
+        [1, 2, 1, 5, 20],
+        24,
+        [1, 3, 3],
+        [1, 1, 1],
+        ([0, 1, 1], [0, 1, 1]),
+        [1, 1, 1],
+        1,
+    ),
+    // dilation 2 in W with stride 1, asymmetric W padding
+    geom(
+        [1, 2, 1, 4, 21],
+        3,
+        [1, 2, 3],
+        [1, 1, 1],
+        ([0, 1, 2], [0, 0, 1]),
+        [1, 1, 2],
+        1,
     ),
     // conv3d with more positions than a weight-gradient block and more
     // channels than a weight-gradient unit

@@ -14,20 +14,22 @@
  *   scatter (conv input b):  for an element of b the reference visits the
  *     outputs (oc, od, oh, ow) ascending, each with one tap; a row of b is
  *     updated for oc, od, oh ascending, then kw DESCENDING, which for a fixed
- *     iw is ow ascending (iw + pad = ow*sw + kw*dw).
+ *     iw is ow ascending (iw + pad = ow*sw + kw*dw); with stride 1 in W each
+ *     element runs through that sequence in a register.
  *   wgrad (weight gradient): for a weight element the reference visits the
  *     output positions (n, od, oh, ow) ascending; here, per input channel c,
  *     positions ascending in blocks, each block applied to every tap, with
  *     the output gradient transposed to (position, oc) so that one product
- *     row covers the group's output channels.
+ *     row covers the group's output channels; an element runs through a
+ *     block's positions in a register.
  * Products are b·w, s·w and b·s as in the reference, each rounded, then
  * added (no fused multiply-add on the x86-64 baseline this is built for;
  * both files are compiled with the same flags).
  *
  * ASCENDCL_MOCK_CONV_THREADS: unset or empty, one thread per online CPU
  * (at most 64); N >= 1, N threads; 0, the sequential reference nest. Read
- * at every launch. aclmockop_conv_kernels_differ (a test hook) compares the
- * two on random doubles.
+ * at every launch. aclmockop_conv_kernels_differ (op_conv_check.c, a test
+ * hook) compares the two on random doubles.
  */
 /* The inner loops run over independent output elements: vectorizing them
  * keeps every element's order of additions (GCC only reassociates a
@@ -35,10 +37,17 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
+/* On x86-64 the hot loops also get an AVX2 clone, picked at load time when
+ * the CPU has it: wider vectors, the same operations (AVX2 alone has no
+ * fused multiply-add, so nothing is contracted). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define HOT
+#endif
 
 #include "op_internal.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -122,7 +131,7 @@ static bool span(int64_t off, int64_t step, int64_t lo, int64_t hi, int64_t coun
 }
 
 /* gather unit: one row (n, od, oh, oc) of s, oc fastest (rows of b reused). */
-static void gather_row(const job *j, int64_t u)
+HOT static void gather_row(const job *j, int64_t u)
 {
     const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
     const conv_geom *g = j->g;
@@ -158,6 +167,86 @@ static void gather_row(const job *j, int64_t u)
     }
 }
 
+/* The rows of s (with their weight rows at kw = 0) that add into one row of
+ * b, in the reference's order (oc, od, oh ascending). */
+enum { SC_ROWS = 64 };
+typedef struct rows {
+    const double *s[SC_ROWS], *w[SC_ROWS];
+    int n;
+} rows;
+
+/* brow += the rows' taps, every element in the order rows, then kw
+ * descending (ow ascending): one pass per row and tap, any stride. */
+HOT static void scatter_passes(const job *j, double *restrict brow, const rows *r)
+{
+    const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
+    const conv_geom *g = j->g;
+    for (int k = 0; k < r->n; k++) {
+        for (int64_t kw = wd[4] - 1; kw >= 0; kw--) {
+            int64_t off = kw * g->d[2] - g->pb[2], f, l, sw = g->s[2];
+            if (!span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
+                continue;
+            }
+            double wv = r->w[k][kw];
+            const double *restrict srow = r->s[k];
+            for (int64_t ow = f; ow <= l; ow++) {
+                brow[ow * sw + off] += srow[ow] * wv;
+            }
+        }
+    }
+}
+
+/* The same sums for stride 1 in W, each element of brow accumulated in a
+ * register through all the rows' taps (the same additions in the same
+ * order as scatter_passes, one load and store of b instead of one per tap). */
+HOT static void scatter_fused(const job *j, double *restrict brow, const rows *r)
+{
+    const int64_t W = j->bd[4], OW = j->sd[4], KW = j->wd[4];
+    const int64_t dw = j->g->d[2], pl = j->g->pb[2];
+    /* interior: every tap's ow = iw + pl - kw*dw in [0, OW) */
+    int64_t lo = (KW - 1) * dw - pl, hi = OW - 1 - pl;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > W - 1 ? W - 1 : hi;
+    int64_t iw = 0;
+    for (; iw < W; iw++) {
+        if (iw >= lo && iw + 8 <= hi + 1) {
+            double acc[8];
+            memcpy(acc, brow + iw, sizeof acc);
+            for (int k = 0; k < r->n; k++) {
+                for (int64_t kw = KW - 1; kw >= 0; kw--) {
+                    const double *sp = r->s[k] + iw + pl - kw * dw, wv = r->w[k][kw];
+                    for (int i = 0; i < 8; i++) {
+                        acc[i] += sp[i] * wv;
+                    }
+                }
+            }
+            memcpy(brow + iw, acc, sizeof acc);
+            iw += 7;
+            continue;
+        }
+        double acc = brow[iw];
+        for (int k = 0; k < r->n; k++) {
+            for (int64_t kw = KW - 1; kw >= 0; kw--) {
+                int64_t ow = iw + pl - kw * dw;
+                if (ow >= 0 && ow < OW) {
+                    acc += r->s[k][ow] * r->w[k][kw];
+                }
+            }
+        }
+        brow[iw] = acc;
+    }
+}
+
+static void scatter_flush(const job *j, double *brow, rows *r)
+{
+    if (j->g->s[2] == 1) {
+        scatter_fused(j, brow, r);
+    } else {
+        scatter_passes(j, brow, r);
+    }
+    r->n = 0;
+}
+
 /* scatter unit: one row (n, id, ih, ci) of b, ci fastest (rows of s reused). */
 static void scatter_row(const job *j, int64_t u)
 {
@@ -166,13 +255,15 @@ static void scatter_row(const job *j, int64_t u)
     int64_t ci = u % bd[1], r = u / bd[1];
     int64_t ih = r % bd[3], id = (r / bd[3]) % bd[2], n = r / (bd[3] * bd[2]);
     int64_t Og = sd[1] / g->groups, grp = ci / wd[1], c = ci % wd[1];
-    double *restrict brow = j->out + IDX5(bd, n, ci, id, ih, 0);
+    double *brow = j->out + IDX5(bd, n, ci, id, ih, 0);
     /* the od, oh whose windows can reach id, ih: o*stride in [i + pad - (K-1)*dil, i + pad] */
     int64_t d0, d1, h0, h1;
     if (!span(0, g->s[0], id + g->pb[0] - (wd[2] - 1) * g->d[0], id + g->pb[0], sd[2], &d0, &d1) ||
         !span(0, g->s[1], ih + g->pb[1] - (wd[3] - 1) * g->d[1], ih + g->pb[1], sd[3], &h0, &h1)) {
         return;
     }
+    rows rw;
+    rw.n = 0;
     for (int64_t oc = grp * Og; oc < (grp + 1) * Og; oc++) {
         for (int64_t od = d0; od <= d1; od++) {
             int64_t td = id + g->pb[0] - od * g->s[0]; /* kd * dilation */
@@ -184,20 +275,16 @@ static void scatter_row(const job *j, int64_t u)
                 if (th % g->d[1]) {
                     continue;
                 }
-                const double *restrict srow = j->s + IDX5(sd, n, oc, od, oh, 0);
-                const double *wk = j->w + IDX5(wd, oc, c, td / g->d[0], th / g->d[1], 0);
-                for (int64_t kw = wd[4] - 1; kw >= 0; kw--) {
-                    int64_t off = kw * g->d[2] - g->pb[2], f, l, sw = g->s[2];
-                    if (!span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
-                        continue;
-                    }
-                    double wv = wk[kw];
-                    for (int64_t ow = f; ow <= l; ow++) {
-                        brow[ow * sw + off] += srow[ow] * wv;
-                    }
+                rw.s[rw.n] = j->s + IDX5(sd, n, oc, od, oh, 0);
+                rw.w[rw.n] = j->w + IDX5(wd, oc, c, td / g->d[0], th / g->d[1], 0);
+                if (++rw.n == SC_ROWS) {
+                    scatter_flush(j, brow, &rw);
                 }
             }
         }
+    }
+    if (rw.n) {
+        scatter_flush(j, brow, &rw);
     }
 }
 
@@ -205,7 +292,7 @@ static void scatter_row(const job *j, int64_t u)
  * group's output channels), accumulated in aux as [ci][tap][oc in group];
  * j->s is the output gradient transposed to [position][oc]. The channels
  * share each block of positions while it is in cache. */
-static void wgrad_channels(const job *j, int64_t u)
+HOT static void wgrad_channels(const job *j, int64_t u)
 {
     const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
     const conv_geom *g = j->g;
@@ -227,6 +314,9 @@ static void wgrad_channels(const job *j, int64_t u)
             for (int64_t t = 0; t < taps; t++) {
                 int64_t kd = t / (wd[3] * wd[4]), kh = (t / wd[4]) % wd[3], kw = t % wd[4];
                 double *restrict arow = j->aux + (ci * taps + t) * Og;
+                double xs[WG_BLOCK];
+                const double *sp[WG_BLOCK];
+                int m = 0; /* the block's in-bounds taps, positions ascending */
                 for (int64_t p = p0; p < p1; p++) {
                     const int64_t *a = at[p - p0];
                     int64_t id = a[1] * g->s[0] - g->pb[0] + kd * g->d[0];
@@ -235,18 +325,35 @@ static void wgrad_channels(const job *j, int64_t u)
                     if (id < 0 || id >= bd[2] || ih < 0 || ih >= bd[3] || iw < 0 || iw >= bd[4]) {
                         continue;
                     }
-                    double x = j->b[IDX5(bd, a[0], ci, id, ih, iw)];
-                    const double *restrict srow = j->s + p * sd[1] + grp * Og;
-                    for (int64_t o = 0; o < Og; o++) {
-                        arow[o] += x * srow[o];
+                    xs[m] = j->b[IDX5(bd, a[0], ci, id, ih, iw)];
+                    sp[m++] = j->s + p * sd[1] + grp * Og;
+                }
+                /* each element through the block's products in a register:
+                 * the additions and their order of one pass per position */
+                int64_t o = 0;
+                for (; o + 8 <= Og; o += 8) {
+                    double acc[8];
+                    memcpy(acc, arow + o, sizeof acc);
+                    for (int k = 0; k < m; k++) {
+                        for (int i = 0; i < 8; i++) {
+                            acc[i] += xs[k] * sp[k][o + i];
+                        }
                     }
+                    memcpy(arow + o, acc, sizeof acc);
+                }
+                for (; o < Og; o++) {
+                    double acc = arow[o];
+                    for (int k = 0; k < m; k++) {
+                        acc += xs[k] * sp[k][o];
+                    }
+                    arow[o] = acc;
                 }
             }
         }
     }
 }
 
-static void gather_mt(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+void conv_gather_mt(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
                       const int64_t *sd, double *s, int threads)
 {
     job j = {.b = b, .w = w, .out = s, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = gather_row};
@@ -254,7 +361,7 @@ static void gather_mt(const double *b, const int64_t *bd, const double *w, const
     run_units(&j, threads);
 }
 
-static void scatter_mt(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+void conv_scatter_mt(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
                        const int64_t *bd, double *b, int threads)
 {
     job j = {.s = s, .w = w, .out = b, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = scatter_row};
@@ -262,7 +369,7 @@ static void scatter_mt(const double *s, const int64_t *sd, const double *w, cons
     run_units(&j, threads);
 }
 
-static void wgrad_mt(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+void conv_wgrad_mt(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
                      const int64_t *wd, double *dw, int threads)
 {
     int64_t O = sd[1], Og = O / g->groups, C = bd[1], taps = wd[2] * wd[3] * wd[4];
@@ -303,7 +410,7 @@ void conv_gather(const double *b, const int64_t *bd, const double *w, const int6
 {
     int threads = conv_threads();
     if (threads) {
-        gather_mt(b, bd, w, wd, g, sd, s, threads);
+        conv_gather_mt(b, bd, w, wd, g, sd, s, threads);
     } else {
         conv_gather_ref(b, bd, w, wd, g, sd, s);
     }
@@ -314,7 +421,7 @@ void conv_scatter(const double *s, const int64_t *sd, const double *w, const int
 {
     int threads = conv_threads();
     if (threads) {
-        scatter_mt(s, sd, w, wd, g, bd, b, threads);
+        conv_scatter_mt(s, sd, w, wd, g, bd, b, threads);
     } else {
         conv_scatter_ref(s, sd, w, wd, g, bd, b);
     }
@@ -325,70 +432,8 @@ void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64
 {
     int threads = conv_threads();
     if (threads) {
-        wgrad_mt(b, bd, s, sd, g, wd, dw, threads);
+        conv_wgrad_mt(b, bd, s, sd, g, wd, dw, threads);
     } else {
         conv_wgrad_ref(b, bd, s, sd, g, wd, dw);
     }
-}
-
-/* Values whose sums depend on their order in double: signed, with
- * exponents over 2^-40..2^40 (xorshift from seed). */
-static void fill(double *a, int64_t n, uint64_t *seed)
-{
-    for (int64_t k = 0; k < n; k++) {
-        uint64_t x = *seed;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        *seed = x;
-        double m = 1.0 + (double)(x >> 11) / 9007199254740992.0; /* [1, 2) */
-        a[k] = ldexp(x & 1 ? -m : m, (int)((x >> 3) % 81) - 40);
-    }
-}
-
-/* Test hook (not a CANN function): runs core `which` (0 gather, 1 scatter,
- * 2 wgrad) for the 5-D dims bd (conv input), sd (conv output), wd (weight)
- * and the geometry geom (conv_put's 13 values: stride, pad before, pad
- * after, dilation, groups) on `threads` threads and as the reference nest,
- * on the same random values, starting from the same random output. Returns
- * the number of output elements that differ in any bit, -1 on host OOM. */
-OPS_EXPORT int64_t aclmockop_conv_kernels_differ(int which, const int64_t *bd, const int64_t *sd, const int64_t *wd,
-                                                 const int64_t *geom, int threads, uint64_t seed)
-{
-    conv_geom g;
-    for (int i = 0; i < 3; i++) {
-        g.s[i] = geom[i];
-        g.pb[i] = geom[3 + i];
-        g.pa[i] = geom[6 + i];
-        g.d[i] = geom[9 + i];
-    }
-    g.groups = geom[12];
-    int64_t nb = bd[0] * bd[1] * bd[2] * bd[3] * bd[4], ns = sd[0] * sd[1] * sd[2] * sd[3] * sd[4];
-    int64_t nw = wd[0] * wd[1] * wd[2] * wd[3] * wd[4];
-    int64_t nin[3][2] = {{nb, nw}, {ns, nw}, {nb, ns}}, nout[3] = {ns, nb, nw};
-    int64_t ni0 = nin[which][0], ni1 = nin[which][1], no = nout[which];
-    double *x = malloc((size_t)(ni0 + ni1 + 2 * no + 1) * sizeof(double));
-    if (!x) {
-        return -1;
-    }
-    double *y = x + ni0, *ref = y + ni1, *fast = ref + no;
-    seed |= 1;
-    fill(x, ni0 + ni1 + no, &seed);
-    memcpy(fast, ref, (size_t)no * sizeof(double));
-    if (which == 0) {
-        conv_gather_ref(x, bd, y, wd, &g, sd, ref);
-        gather_mt(x, bd, y, wd, &g, sd, fast, threads);
-    } else if (which == 1) {
-        conv_scatter_ref(x, sd, y, wd, &g, bd, ref);
-        scatter_mt(x, sd, y, wd, &g, bd, fast, threads);
-    } else {
-        conv_wgrad_ref(x, bd, y, sd, &g, wd, ref);
-        wgrad_mt(x, bd, y, sd, &g, wd, fast, threads);
-    }
-    int64_t differ = 0;
-    for (int64_t k = 0; k < no; k++) {
-        differ += memcmp(&ref[k], &fast[k], sizeof(double)) != 0;
-    }
-    free(x);
-    return differ;
 }

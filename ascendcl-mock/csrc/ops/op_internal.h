@@ -116,6 +116,13 @@ void conv_scatter_ref(const double *s, const int64_t *sd, const double *w, const
                       const int64_t *bd, double *b);
 void conv_wgrad_ref(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
                     const int64_t *wd, double *dw);
+/* The threaded cores on a given number of threads (op_conv_fast.c). */
+void conv_gather_mt(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                    const int64_t *sd, double *s, int threads);
+void conv_scatter_mt(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                     const int64_t *bd, double *b, int threads);
+void conv_wgrad_mt(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                   const int64_t *wd, double *dw, int threads);
 /* v's elements as a dense row-major double array (NULL when empty; on host
  * OOM NULL and *oom set). */
 double *conv_dense(const mk_view *v, const void *buf, bool *oom);
