@@ -1,23 +1,25 @@
 /*
  * op_conv_fast.c (libopapi.so): the convolution cores conv_gather,
- * conv_scatter and conv_wgrad (op_internal.h) spread over the host's cores,
+ * conv_scatter and conv_wgrad (op_internal.h; the weight gradient's loops
+ * are in op_conv_wgrad.c) spread over the host's cores,
  * with loop orders that keep their rows in cache; bit-identical to the
  * sequential reference nest (op_conv_kernels.c, conv_*_ref).
  *
  * Why the results are the same bits: every output element is owned by one
- * unit of work (a row of the array written, or a channel of the weight
- * gradient), one thread runs a unit, and within it the element receives the
+ * unit of work (a row of the array written, or a block of input channels of
+ * the weight gradient), one thread runs a unit, and within it the element receives the
  * same products, in the same order, as in the reference nest, starting from
  * the value the array holds (the reference adds into it too). The orders:
  *   gather (conv output s):  taps (c, kd, kh, kw) ascending, as the
- *     reference's inner loops; a row of s over ow is updated tap by tap.
+ *     reference's inner loops; a row of s over ow is updated tap by tap,
+ *     or, with stride 1 in W, each element through its taps in a register.
  *   scatter (conv input b):  for an element of b the reference visits the
  *     outputs (oc, od, oh, ow) ascending, each with one tap; a row of b is
  *     updated for oc, od, oh ascending, then kw DESCENDING, which for a fixed
  *     iw is ow ascending (iw + pad = ow*sw + kw*dw); with stride 1 in W each
  *     element runs through that sequence in a register.
  *   wgrad (weight gradient): for a weight element the reference visits the
- *     output positions (n, od, oh, ow) ascending; here, per input channel c,
+ *     output positions (n, od, oh, ow) ascending; here, per input channel,
  *     positions ascending in blocks, each block applied to every tap, with
  *     the output gradient transposed to (position, oc) so that one product
  *     row covers the group's output channels; an element runs through a
@@ -31,36 +33,12 @@
  * at every launch. aclmockop_conv_kernels_differ (op_conv_check.c, a test
  * hook) compares the two on random doubles.
  */
-/* The inner loops run over independent output elements: vectorizing them
- * keeps every element's order of additions (GCC only reassociates a
- * reduction under -ffast-math, which this file is never built with). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
-#endif
-/* On x86-64 the hot loops also get an AVX2 clone, picked at load time when
- * the CPU has it: wider vectors, the same operations (AVX2 alone has no
- * fused multiply-add, so nothing is contracted). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define HOT __attribute__((target_clones("avx2", "default")))
-#else
-#define HOT
-#endif
-
-#include "op_internal.h"
+#include "op_conv_fast.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define IDX5(x, n, c, d, h, w) ((((((n) * (x)[1] + (c)) * (x)[2] + (d)) * (x)[3] + (h)) * (x)[4]) + (w))
-
-enum {
-    MAX_THREADS = 64,
-    WG_BLOCK = 64,   /* output positions per wgrad block */
-    WG_CHANNELS = 8, /* input channels per wgrad unit */
-};
 
 /* 0: use the reference; else the thread count. */
 static int conv_threads(void)
@@ -68,21 +46,11 @@ static int conv_threads(void)
     const char *v = getenv("ASCENDCL_MOCK_CONV_THREADS");
     if (v && *v) {
         long n = strtol(v, NULL, 10);
-        return n <= 0 ? 0 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+        return n <= 0 ? 0 : n > CONV_MAX_THREADS ? CONV_MAX_THREADS : (int)n;
     }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+    return n < 1 ? 1 : n > CONV_MAX_THREADS ? CONV_MAX_THREADS : (int)n;
 }
-
-typedef struct job {
-    const double *b, *s, *w;
-    double *out, *aux;
-    const int64_t *bd, *sd, *wd;
-    const conv_geom *g;
-    int64_t units;
-    atomic_llong next;
-    void (*unit)(const struct job *, int64_t);
-} job;
 
 static void *worker(void *arg)
 {
@@ -96,12 +64,9 @@ static void *worker(void *arg)
     }
 }
 
-/* Runs every unit of j on up to `threads` threads, the caller among them.
- * Which thread runs a unit does not change its result; a thread that cannot
- * be created leaves its share to the others. */
-static void run_units(job *j, int threads)
+void conv_run_units(job *j, int threads)
 {
-    pthread_t t[MAX_THREADS];
+    pthread_t t[CONV_MAX_THREADS];
     int made = 0;
     atomic_init(&j->next, 0);
     int64_t want = threads < j->units ? threads : j->units;
@@ -116,29 +81,96 @@ static void run_units(job *j, int threads)
     }
 }
 
-/* First and last o in [0, count) with lo <= o*step + off <= hi; false if none. */
-static bool span(int64_t off, int64_t step, int64_t lo, int64_t hi, int64_t count, int64_t *first, int64_t *last)
+/* The rows of one array (with their weight rows at kw = 0) that add into
+ * one row of the other, in the reference's order: for a row of s the b
+ * rows (c, kd, kh ascending), for a row of b the s rows (oc, od, oh
+ * ascending). */
+enum { SC_ROWS = 64 };
+typedef struct rows {
+    const double *s[SC_ROWS], *w[SC_ROWS];
+    int n;
+} rows;
+
+/* srow += the b rows' taps (in r->s), every element in the order rows,
+ * then kw ascending: one pass per row and tap, any stride. */
+HOT static void gather_passes(const job *j, double *restrict srow, const rows *r)
 {
-    int64_t a = lo - off, z = hi - off; /* o*step in [a, z] */
-    int64_t f = a <= 0 ? 0 : (a + step - 1) / step;
-    int64_t l = z < 0 ? -1 : z / step;
-    if (l > count - 1) {
-        l = count - 1;
+    const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
+    const conv_geom *g = j->g;
+    for (int k = 0; k < r->n; k++) {
+        for (int64_t kw = 0; kw < wd[4]; kw++) {
+            int64_t off = kw * g->d[2] - g->pb[2], f, l, sw = g->s[2];
+            if (!conv_span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
+                continue;
+            }
+            double wv = r->w[k][kw];
+            const double *restrict brow = r->s[k];
+            for (int64_t ow = f; ow <= l; ow++) {
+                srow[ow] += brow[ow * sw + off] * wv;
+            }
+        }
     }
-    *first = f;
-    *last = l;
-    return f <= l;
+}
+
+/* The same sums for stride 1 in W, each element of srow accumulated in a
+ * register through all the rows' taps. */
+HOT static void gather_fused(const job *j, double *restrict srow, const rows *r)
+{
+    const int64_t W = j->bd[4], OW = j->sd[4], KW = j->wd[4];
+    const int64_t dw = j->g->d[2], pl = j->g->pb[2];
+    /* interior: every tap's iw = ow - pl + kw*dw in [0, W) */
+    int64_t lo = pl, hi = W - 1 + pl - (KW - 1) * dw;
+    hi = hi > OW - 1 ? OW - 1 : hi;
+    for (int64_t ow = 0; ow < OW; ow++) {
+        if (ow >= lo && ow + 8 <= hi + 1) {
+            double acc[8];
+            memcpy(acc, srow + ow, sizeof acc);
+            for (int k = 0; k < r->n; k++) {
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    const double *bp = r->s[k] + ow - pl + kw * dw, wv = r->w[k][kw];
+                    for (int i = 0; i < 8; i++) {
+                        acc[i] += bp[i] * wv;
+                    }
+                }
+            }
+            memcpy(srow + ow, acc, sizeof acc);
+            ow += 7;
+            continue;
+        }
+        double acc = srow[ow];
+        for (int k = 0; k < r->n; k++) {
+            for (int64_t kw = 0; kw < KW; kw++) {
+                int64_t iw = ow - pl + kw * dw;
+                if (iw >= 0 && iw < W) {
+                    acc += r->s[k][iw] * r->w[k][kw];
+                }
+            }
+        }
+        srow[ow] = acc;
+    }
+}
+
+static void gather_flush(const job *j, double *srow, rows *r)
+{
+    if (j->g->s[2] == 1) {
+        gather_fused(j, srow, r);
+    } else {
+        gather_passes(j, srow, r);
+    }
+    r->n = 0;
 }
 
 /* gather unit: one row (n, od, oh, oc) of s, oc fastest (rows of b reused). */
-HOT static void gather_row(const job *j, int64_t u)
+static void gather_row(const job *j, int64_t u)
 {
     const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
     const conv_geom *g = j->g;
     int64_t oc = u % sd[1], r = u / sd[1];
     int64_t oh = r % sd[3], od = (r / sd[3]) % sd[2], n = r / (sd[3] * sd[2]);
     int64_t c0 = (oc / (sd[1] / g->groups)) * wd[1];
-    double *restrict srow = j->out + IDX5(sd, n, oc, od, oh, 0);
+    double *srow = j->out + IDX5(sd, n, oc, od, oh, 0);
+    rows rw;
+    rw.n = 0;
     for (int64_t c = 0; c < wd[1]; c++) {
         for (int64_t kd = 0; kd < wd[2]; kd++) {
             int64_t id = od * g->s[0] - g->pb[0] + kd * g->d[0];
@@ -150,30 +182,18 @@ HOT static void gather_row(const job *j, int64_t u)
                 if (ih < 0 || ih >= bd[3]) {
                     continue;
                 }
-                const double *restrict brow = j->b + IDX5(bd, n, c0 + c, id, ih, 0);
-                const double *wk = j->w + IDX5(wd, oc, c, kd, kh, 0);
-                for (int64_t kw = 0; kw < wd[4]; kw++) {
-                    int64_t off = kw * g->d[2] - g->pb[2], f, l, sw = g->s[2];
-                    if (!span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
-                        continue;
-                    }
-                    double wv = wk[kw];
-                    for (int64_t ow = f; ow <= l; ow++) {
-                        srow[ow] += brow[ow * sw + off] * wv;
-                    }
+                rw.s[rw.n] = j->b + IDX5(bd, n, c0 + c, id, ih, 0);
+                rw.w[rw.n] = j->w + IDX5(wd, oc, c, kd, kh, 0);
+                if (++rw.n == SC_ROWS) {
+                    gather_flush(j, srow, &rw);
                 }
             }
         }
     }
+    if (rw.n) {
+        gather_flush(j, srow, &rw);
+    }
 }
-
-/* The rows of s (with their weight rows at kw = 0) that add into one row of
- * b, in the reference's order (oc, od, oh ascending). */
-enum { SC_ROWS = 64 };
-typedef struct rows {
-    const double *s[SC_ROWS], *w[SC_ROWS];
-    int n;
-} rows;
 
 /* brow += the rows' taps, every element in the order rows, then kw
  * descending (ow ascending): one pass per row and tap, any stride. */
@@ -184,7 +204,7 @@ HOT static void scatter_passes(const job *j, double *restrict brow, const rows *
     for (int k = 0; k < r->n; k++) {
         for (int64_t kw = wd[4] - 1; kw >= 0; kw--) {
             int64_t off = kw * g->d[2] - g->pb[2], f, l, sw = g->s[2];
-            if (!span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
+            if (!conv_span(off, sw, 0, bd[4] - 1, sd[4], &f, &l)) {
                 continue;
             }
             double wv = r->w[k][kw];
@@ -258,8 +278,8 @@ static void scatter_row(const job *j, int64_t u)
     double *brow = j->out + IDX5(bd, n, ci, id, ih, 0);
     /* the od, oh whose windows can reach id, ih: o*stride in [i + pad - (K-1)*dil, i + pad] */
     int64_t d0, d1, h0, h1;
-    if (!span(0, g->s[0], id + g->pb[0] - (wd[2] - 1) * g->d[0], id + g->pb[0], sd[2], &d0, &d1) ||
-        !span(0, g->s[1], ih + g->pb[1] - (wd[3] - 1) * g->d[1], ih + g->pb[1], sd[3], &h0, &h1)) {
+    if (!conv_span(0, g->s[0], id + g->pb[0] - (wd[2] - 1) * g->d[0], id + g->pb[0], sd[2], &d0, &d1) ||
+        !conv_span(0, g->s[1], ih + g->pb[1] - (wd[3] - 1) * g->d[1], ih + g->pb[1], sd[3], &h0, &h1)) {
         return;
     }
     rows rw;
@@ -288,77 +308,12 @@ static void scatter_row(const job *j, int64_t u)
     }
 }
 
-/* wgrad unit: input channels [u*WG_CHANNELS, ..) (all their taps, their
- * group's output channels), accumulated in aux as [ci][tap][oc in group];
- * j->s is the output gradient transposed to [position][oc]. The channels
- * share each block of positions while it is in cache. */
-HOT static void wgrad_channels(const job *j, int64_t u)
-{
-    const int64_t *bd = j->bd, *sd = j->sd, *wd = j->wd;
-    const conv_geom *g = j->g;
-    int64_t Og = sd[1] / g->groups;
-    int64_t taps = wd[2] * wd[3] * wd[4], npos = sd[0] * sd[2] * sd[3] * sd[4];
-    int64_t c_lo = u * WG_CHANNELS, c_hi = c_lo + WG_CHANNELS < bd[1] ? c_lo + WG_CHANNELS : bd[1];
-    int64_t at[WG_BLOCK][4]; /* (n, od, oh, ow) of the block's positions */
-    for (int64_t p0 = 0; p0 < npos; p0 += WG_BLOCK) {
-        int64_t p1 = p0 + WG_BLOCK < npos ? p0 + WG_BLOCK : npos;
-        for (int64_t p = p0; p < p1; p++) {
-            int64_t *a = at[p - p0];
-            a[3] = p % sd[4];
-            a[2] = (p / sd[4]) % sd[3];
-            a[1] = (p / (sd[4] * sd[3])) % sd[2];
-            a[0] = p / (sd[4] * sd[3] * sd[2]);
-        }
-        for (int64_t ci = c_lo; ci < c_hi; ci++) {
-            int64_t grp = ci / wd[1];
-            for (int64_t t = 0; t < taps; t++) {
-                int64_t kd = t / (wd[3] * wd[4]), kh = (t / wd[4]) % wd[3], kw = t % wd[4];
-                double *restrict arow = j->aux + (ci * taps + t) * Og;
-                double xs[WG_BLOCK];
-                const double *sp[WG_BLOCK];
-                int m = 0; /* the block's in-bounds taps, positions ascending */
-                for (int64_t p = p0; p < p1; p++) {
-                    const int64_t *a = at[p - p0];
-                    int64_t id = a[1] * g->s[0] - g->pb[0] + kd * g->d[0];
-                    int64_t ih = a[2] * g->s[1] - g->pb[1] + kh * g->d[1];
-                    int64_t iw = a[3] * g->s[2] - g->pb[2] + kw * g->d[2];
-                    if (id < 0 || id >= bd[2] || ih < 0 || ih >= bd[3] || iw < 0 || iw >= bd[4]) {
-                        continue;
-                    }
-                    xs[m] = j->b[IDX5(bd, a[0], ci, id, ih, iw)];
-                    sp[m++] = j->s + p * sd[1] + grp * Og;
-                }
-                /* each element through the block's products in a register:
-                 * the additions and their order of one pass per position */
-                int64_t o = 0;
-                for (; o + 8 <= Og; o += 8) {
-                    double acc[8];
-                    memcpy(acc, arow + o, sizeof acc);
-                    for (int k = 0; k < m; k++) {
-                        for (int i = 0; i < 8; i++) {
-                            acc[i] += xs[k] * sp[k][o + i];
-                        }
-                    }
-                    memcpy(arow + o, acc, sizeof acc);
-                }
-                for (; o < Og; o++) {
-                    double acc = arow[o];
-                    for (int k = 0; k < m; k++) {
-                        acc += xs[k] * sp[k][o];
-                    }
-                    arow[o] = acc;
-                }
-            }
-        }
-    }
-}
-
 void conv_gather_mt(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
                       const int64_t *sd, double *s, int threads)
 {
     job j = {.b = b, .w = w, .out = s, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = gather_row};
     j.units = sd[0] * sd[1] * sd[2] * sd[3];
-    run_units(&j, threads);
+    conv_run_units(&j, threads);
 }
 
 void conv_scatter_mt(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
@@ -366,43 +321,7 @@ void conv_scatter_mt(const double *s, const int64_t *sd, const double *w, const 
 {
     job j = {.s = s, .w = w, .out = b, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = scatter_row};
     j.units = bd[0] * bd[1] * bd[2] * bd[3];
-    run_units(&j, threads);
-}
-
-void conv_wgrad_mt(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
-                     const int64_t *wd, double *dw, int threads)
-{
-    int64_t O = sd[1], Og = O / g->groups, C = bd[1], taps = wd[2] * wd[3] * wd[4];
-    int64_t npos = sd[0] * sd[2] * sd[3] * sd[4], nw = O * wd[1] * taps;
-    double *st = malloc((size_t)(npos * O) * sizeof(double));
-    double *aux = st ? malloc((size_t)(C * taps * Og) * sizeof(double)) : NULL;
-    if (!aux) { /* host memory short (or nothing to do): the same sums without the copies */
-        free(st);
-        conv_wgrad_ref(b, bd, s, sd, g, wd, dw);
-        return;
-    }
-    int64_t plane = npos / sd[0];
-    for (int64_t n = 0; n < sd[0]; n++) { /* s as [position][oc] */
-        for (int64_t oc = 0; oc < O; oc++) {
-            const double *src = s + (n * O + oc) * plane;
-            for (int64_t q = 0; q < plane; q++) {
-                st[(n * plane + q) * O + oc] = src[q];
-            }
-        }
-    }
-    for (int64_t k = 0; k < nw; k++) { /* aux starts from dw, element for element */
-        int64_t oc = k / (wd[1] * taps), c = (k / taps) % wd[1], t = k % taps;
-        aux[(((oc / Og) * wd[1] + c) * taps + t) * Og + oc % Og] = dw[k];
-    }
-    job j = {.b = b, .s = st, .aux = aux, .bd = bd, .sd = sd, .wd = wd, .g = g, .unit = wgrad_channels};
-    j.units = (C + WG_CHANNELS - 1) / WG_CHANNELS;
-    run_units(&j, threads);
-    for (int64_t k = 0; k < nw; k++) {
-        int64_t oc = k / (wd[1] * taps), c = (k / taps) % wd[1], t = k % taps;
-        dw[k] = aux[(((oc / Og) * wd[1] + c) * taps + t) * Og + oc % Og];
-    }
-    free(st);
-    free(aux);
+    conv_run_units(&j, threads);
 }
 
 void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
