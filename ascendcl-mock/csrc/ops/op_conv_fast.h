@@ -1,10 +1,15 @@
 /*
  * op_conv_fast.h: what the threaded convolution cores share
  * (op_conv_fast.c: the pool, gather and scatter; op_conv_wgrad.c: the
- * weight gradient). Included first: it sets the vectorizer for the file.
+ * weight gradient). Included first: it sets the vectorizer for the rest of
+ * the file.
  */
 #ifndef OP_CONV_FAST_H
 #define OP_CONV_FAST_H
+
+#include "op_internal.h"
+
+#include <stdatomic.h>
 
 /* The inner loops run over independent output elements: vectorizing them
  * keeps every element's order of additions (GCC only reassociates a
@@ -14,16 +19,13 @@
 #endif
 /* On x86-64 the hot loops also get an AVX2 clone, picked at load time when
  * the CPU has it: wider vectors, the same operations (AVX2 alone has no
- * fused multiply-add, so nothing is contracted). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * fused multiply-add, so nothing is contracted). The clones need glibc's
+ * ifunc. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
 #define HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define HOT
 #endif
-
-#include "op_internal.h"
-
-#include <stdatomic.h>
 
 #define IDX5(x, n, c, d, h, w) ((((((n) * (x)[1] + (c)) * (x)[2] + (d)) * (x)[3] + (h)) * (x)[4]) + (w))
 
