@@ -20,7 +20,8 @@
  *     (:891-895); four entries are [top, bottom, left, right] (PAD_*_INDEX
  *     :594-597, ConstructPad :603-627), conv1d's two entries are summed as
  *     left + right (:607-610); conv3d's three entries [D, H, W] pad both
- *     sides of their dim (CheckPad :1466-1476, InferShape :666-673);
+ *     sides of their dim (CheckPad :1474-1476, InferShape :669-673, transposed
+ *     :688-692);
  *   stride and dilation > 0 (:1244-1253, CheckVectorValueGt0 :1439); padding
  *     >= 0 (the mock's rule, as the backward checker's
  *     convolution_backward_checker.cpp:429-433);

@@ -13,7 +13,7 @@
  *   gradOutput, input, weight and the requested outputs f32/f16/bf16
  *     (CheckDtypeValid :19-27, applied :715-727);
  *   gradOutput, input, weight of one rank, 3-, 4- or 5-D (:491-495, formats
- *     CheckFormatValid :45-66: 5-D is NCDHW, dispatched to the 3-D backward
+ *     CheckFormatValid :43-67: 5-D is NCDHW, :56-59, dispatched to the 3-D backward
  *     on 910B, aclnn_convolution_backward.cpp:2507-2509); gradInput has input's
  *     shape and gradWeight weight's (:499-506); gradBias 1-D with gradOutput's
  *     C elements (:510-517);
