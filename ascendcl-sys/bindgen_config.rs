@@ -127,7 +127,8 @@ impl ParseCallbacks for ErrorCodesAreInt {
     }
 }
 
-/// A builder for one pass: the runtime passes read `<include_dir>/acl/acl.h`,
+/// A builder for one pass: the runtime passes read `<include_dir>/acl/acl.h`
+/// and `<include_dir>/acl/acl_dump.h`,
 /// the aclnn passes `<include_dir>/aclnn/aclnn.h` (which includes the former),
 /// the dvpp passes `<include_dir>/acldvppop/acldvpp.h` (which includes both).
 pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
@@ -152,8 +153,14 @@ pub fn builder(include_dir: &Path, pass: Pass) -> bindgen::Builder {
         | Pass::ProfFunctions
         | Pass::DvppFunctions => bindgen::CodegenConfig::FUNCTIONS,
     };
-    let builder = bindgen::Builder::default()
-        .header(header.to_string_lossy())
+    let mut builder = bindgen::Builder::default().header(header.to_string_lossy());
+    if !(pass.is_aclnn() || pass.is_hccl() || pass.is_prof() || pass.is_dvpp()) {
+        // The dump API: a header of its own, beside acl.h as in CANN, whose
+        // functions the runtime library's dependencies export
+        // (aclrt_impl/CMakeLists.txt:91 links libascend_dump.so in).
+        builder = builder.header(include_dir.join("acl").join("acl_dump.h").to_string_lossy());
+    }
+    let builder = builder
         .clang_arg(format!("-I{}", include_dir.display()))
         .clang_arg("-xc")
         .with_codegen_config(config);

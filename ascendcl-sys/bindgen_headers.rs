@@ -7,7 +7,7 @@
 //!
 //! | library | ours | CANN's (under its `include/`) |
 //! |---|---|---|
-//! | runtime | `acl/acl.h` | `acl/acl.h` (hicann/runtime `include/external/acl/`) |
+//! | runtime | `acl/acl.h`, `acl/acl_dump.h` | `acl/acl.h`, `acl/acl_dump.h` (hicann/runtime `include/external/acl/`) |
 //! | profiler | `acl/acl_prof.h` | `acl/acl_prof.h` (same package) |
 //! | aclnn | `aclnn/aclnn.h` | `aclnn/acl_meta.h`, `aclnn/aclnn_base.h` (hicann/opbase `include/nnopbase/aclnn/`), one `aclnnop/aclnn_<op>.h` per operator (ops-math, ops-nn, ops-cv), the status codes in `aclnn/opdev/op_errno.h` or `opdev/op_errno.h` |
 //! | hccl | `hccl/hccl.h` | `hccl/hccl.h`, `hccl/hccl_types.h` (and, from 8.5, `hccl/hccl_comm.h`, included by `hccl.h`: hicann/hccl `include/hccl.h:16-17`) |
@@ -192,7 +192,7 @@ impl Library {
     /// The headers of CANN's that the passes read, as build output names them.
     pub fn cann_headers_summary(self) -> &'static str {
         match self {
-            Library::Runtime => "acl/acl.h",
+            Library::Runtime => "acl/acl.h, acl/acl_dump.h",
             Library::Profiler => "acl/acl_prof.h",
             Library::Aclnn => "aclnn/acl_meta.h, aclnn/aclnn_base.h, aclnnop/aclnn_*.h, op_errno.h",
             Library::Hccl => "hccl/hccl.h, hccl/hccl_types.h",
@@ -204,7 +204,7 @@ impl Library {
     /// (empty: CANN's headers are there).
     pub fn missing_in(self, cann_include: &Path) -> Vec<String> {
         let required: &[&str] = match self {
-            Library::Runtime => &["acl/acl.h"],
+            Library::Runtime => &["acl/acl.h", "acl/acl_dump.h"],
             Library::Profiler => &["acl/acl_prof.h"],
             Library::Aclnn => CANN_ACLNN_HEADERS,
             Library::Hccl => CANN_HCCL_HEADERS,

@@ -106,7 +106,10 @@ tally() { # group verdict...
 # Compiles "$@" into $exe; on failure sets $why to NO-BUILD/NO-LINK and returns 1.
 compile() {
     local log="$exe.build.log"
-    if "${cxx:-g++}" -std=c++17 -w -o "$exe" "$@" "${cann_inc[@]}" "${link_flags[@]}" >"$log" 2>&1; then return 0; fi
+    # securec.h: our stand-in, searched last (an install's own comes first)
+    if "${cxx:-g++}" -std=c++17 -w -o "$exe" "$@" "${cann_inc[@]}" -I"$here/securec" "${link_flags[@]}" >"$log" 2>&1; then
+        return 0
+    fi
     local missing
     missing=$(grep -oE "undefined reference to \`[^'(]+" "$log" | sed 's/.*`//' | sort -u | tr '\n' ' ')
     if [ -n "$missing" ]; then why="NO-LINK (missing: ${missing% })"; else

@@ -43,6 +43,7 @@
     X(aclrtMemExportToShareableHandle) X(aclrtMemImportFromShareableHandle) X(aclrtMemSetPidToShareableHandle)    \
     X(aclrtLaunchHostFunc) X(aclrtSubscribeReport) X(aclrtLaunchCallback) X(aclrtProcessReport)                   \
     X(aclrtUnSubscribeReport) X(aclmdlRICaptureBegin) X(aclmdlRICaptureGetInfo) X(aclmdlRICaptureEnd)             \
-    X(aclmdlRIDebugJsonPrint) X(aclmdlRICaptureThreadExchangeMode) X(aclmdlRIExecuteAsync) X(aclmdlRIDestroy)
+    X(aclmdlRIDebugJsonPrint) X(aclmdlRICaptureThreadExchangeMode) X(aclmdlRIExecuteAsync) X(aclmdlRIDestroy)     \
+    X(acldumpRegCallback) X(acldumpUnregCallback) X(aclopStartDumpArgs) X(aclopStopDumpArgs)
 
 #endif /* ACLMOCK_ACL_FUNCTIONS_H */

@@ -22,6 +22,7 @@
 #endif
 
 #include <acl/acl.h>
+#include <acl/acl_dump.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -564,6 +565,8 @@ void hccl_before_reset(void);  /* runs libhcomm's reset hook, without the lock *
 /* ------------------------------------------------------------ callbacks */
 void callback_execute(mock_stream *s, mock_task *t); /* worker side */
 void callbacks_reset_locked(void);
+/* dump.c: forgets the dump callback and the args-dump switch */
+void dump_reset_locked(void);
 void callbacks_stream_gone(mock_stream *s);
 
 #endif /* ACLMOCK_INTERNAL_MOCK_H */

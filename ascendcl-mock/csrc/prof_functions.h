@@ -11,6 +11,16 @@
 
 #define MOCK_PROF_FUNCTIONS(X)                                                                                 \
     X(aclprofInit) X(aclprofFinalize) X(aclprofStart) X(aclprofStop) X(aclprofCreateConfig) X(aclprofDestroyConfig) \
-        X(aclprofSetConfig)
+        X(aclprofSetConfig) X(aclprofCreateStepInfo) X(aclprofGetStepTimestamp) X(aclprofDestroyStepInfo)      \
+            X(aclprofCreateStamp) X(aclprofSetStampTraceMessage) X(aclprofMark) X(aclprofDestroyStamp)         \
+                MOCK_PROF_SUBSCRIBE_FUNCTIONS(X)
+
+/* csrc/prof/subscribe.c */
+#define MOCK_PROF_SUBSCRIBE_FUNCTIONS(X)                                                                       \
+    X(aclprofCreateSubscribeConfig) X(aclprofDestroySubscribeConfig) X(aclprofModelSubscribe)                  \
+        X(aclprofModelUnSubscribe) X(aclprofGetOpDescSize) X(aclprofGetOpNum) X(aclprofGetOpTypeLen)           \
+            X(aclprofGetOpType) X(aclprofGetOpNameLen) X(aclprofGetOpName) X(aclprofGetOpStart)                \
+                X(aclprofGetOpEnd) X(aclprofGetOpDuration) X(aclprofGetModelId) X(aclprofGetOpFlag)            \
+                    X(aclprofGetOpAttriValue)
 
 #endif /* ACLMOCK_PROF_FUNCTIONS_H */

@@ -237,6 +237,7 @@ ACLMOCK_EXPORT void aclmockReset(void)
     memory_reset_locked();
     devices_reset_locked();
     settings_reset_locked();
+    dump_reset_locked();
     capture_reset_locked();
     free_objects_locked();
     order_reset_locked();

@@ -193,7 +193,7 @@ fn conv_backward_outputs_not_requested_may_be_null() {
 }
 
 #[test]
-fn conv1d_attribute_lengths_and_conv3d() {
+fn conv1d_attribute_lengths_and_a_conv3d_with_conv1d_lengths() {
     let mut o = OpsTest::new();
     let x = f32t(&mut o, &[1, 2, 6]);
     let w = f32t(&mut o, &[2, 2, 3]);
@@ -243,12 +243,13 @@ fn conv1d_attribute_lengths_and_conv3d() {
         INVALID,
         "conv1d stride of 2"
     );
+    // conv3d takes one stride entry per spatial dim (ops2_params_conv3d.rs)
     let x5 = f32t(&mut o, &[1, 2, 3, 3, 3]);
     let w5 = f32t(&mut o, &[2, 2, 1, 1, 1]);
     assert_eq!(
         fwd(&o, x5, w5, s1, p1, d1, x5),
         INVALID,
-        "conv3d is not modelled"
+        "conv3d with one stride entry"
     );
     let mask = o.bool_array(&[true, false, false]);
     let gi = f32t(&mut o, &[1, 2, 6]);

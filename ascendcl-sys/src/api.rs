@@ -431,4 +431,19 @@ acl_functions! {
     /// Destroys a captured model (not validated by the runtime afterwards:
     /// never use the handle again).
     fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
+
+    // acl/acl_dump.h (the dump library, a dependency of the runtime library)
+    /// Sends the data dump to `messageCallback` instead of files (`flag` 0;
+    /// one callback at a time: a second registration is ignored).
+    fn acldumpRegCallback(
+        messageCallback: Option<unsafe extern "C" fn(*const acldumpChunk, i32) -> i32>,
+        flag: i32,
+    ) -> aclError;
+    /// Removes the dump callback.
+    fn acldumpUnregCallback() -> ();
+    /// Records the arguments of the operators launched from now on under the
+    /// directory `path` (`dumpType`: `ACL_OP_DUMP_OP_AICORE_ARGS`).
+    fn aclopStartDumpArgs(dumpType: u32, path: *const c_char) -> aclError;
+    /// Stops recording operator arguments.
+    fn aclopStopDumpArgs(dumpType: u32) -> aclError;
 }

@@ -8,6 +8,8 @@
     non_upper_case_globals,
     dead_code,
     missing_debug_implementations,
+    // bindgen's helper for a trailing `uint8_t x[0]` (acldumpChunk::dataBuf)
+    unsafe_op_in_unsafe_fn,
     clippy::all
 )]
 pub mod types {

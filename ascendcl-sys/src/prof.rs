@@ -26,7 +26,7 @@
 //! # }
 //! ```
 
-use std::ffi::{OsString, c_char};
+use std::ffi::{OsString, c_char, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -142,6 +142,94 @@ prof_functions! {
         config: *const c_char,
         configLength: usize,
     ) -> aclError;
+    /// A msproftx step record (null without memory).
+    fn aclprofCreateStepInfo() -> *mut aclprofStepInfo;
+    /// Takes the start or the end of a step (each once) on `stream`.
+    fn aclprofGetStepTimestamp(
+        stepInfo: *mut aclprofStepInfo,
+        tag: aclprofStepTag,
+        stream: aclrtStream,
+    ) -> aclError;
+    /// Destroys a step record.
+    fn aclprofDestroyStepInfo(stepinfo: *mut aclprofStepInfo) -> ();
+    /// A msproftx marker, or null while no config with `ACL_PROF_MSPROFTX`
+    /// is started (or when the collector's 100 are taken).
+    fn aclprofCreateStamp() -> *mut c_void;
+    /// The marker's text: `msgLen` bytes of `msg` (below 128).
+    fn aclprofSetStampTraceMessage(stamp: *mut c_void, msg: *const c_char, msgLen: u32)
+    -> aclError;
+    /// Records an instant event with the marker.
+    fn aclprofMark(stamp: *mut c_void) -> aclError;
+    /// Gives the marker back to the collector.
+    fn aclprofDestroyStamp(stamp: *mut c_void) -> ();
+    /// A subscription config reporting to the pipe whose write end `fd`
+    /// points at (`timeInfoSwitch` 0 or 1), or null when the arguments are
+    /// invalid.
+    fn aclprofCreateSubscribeConfig(
+        timeInfoSwitch: i8,
+        aicoreMetrics: aclprofAicoreMetrics,
+        fd: *mut c_void,
+    ) -> *mut aclprofSubscribeConfig;
+    /// Destroys a subscription config.
+    fn aclprofDestroySubscribeConfig(profSubscribeConfig: *const aclprofSubscribeConfig) -> aclError;
+    /// Reports the operators of every run of the loaded model `modelId`.
+    fn aclprofModelSubscribe(
+        modelId: u32,
+        profSubscribeConfig: *const aclprofSubscribeConfig,
+    ) -> aclError;
+    /// Ends a model's subscription.
+    fn aclprofModelUnSubscribe(modelId: u32) -> aclError;
+    /// The size of one subscription record.
+    fn aclprofGetOpDescSize(opDescSize: *mut usize) -> aclError;
+    /// How many records `opInfoLen` bytes of subscription data hold.
+    fn aclprofGetOpNum(opInfo: *const c_void, opInfoLen: usize, opNumber: *mut u32) -> aclError;
+    /// The length (with the NUL) of record `index`'s operator type.
+    fn aclprofGetOpTypeLen(
+        opInfo: *const c_void,
+        opInfoLen: usize,
+        index: u32,
+        opTypeLen: *mut usize,
+    ) -> aclError;
+    /// Copies record `index`'s operator type (readable once).
+    fn aclprofGetOpType(
+        opInfo: *const c_void,
+        opInfoLen: usize,
+        index: u32,
+        opType: *mut c_char,
+        opTypeLen: usize,
+    ) -> aclError;
+    /// The length (with the NUL) of record `index`'s operator name.
+    fn aclprofGetOpNameLen(
+        opInfo: *const c_void,
+        opInfoLen: usize,
+        index: u32,
+        opNameLen: *mut usize,
+    ) -> aclError;
+    /// Copies record `index`'s operator name (readable once).
+    fn aclprofGetOpName(
+        opInfo: *const c_void,
+        opInfoLen: usize,
+        index: u32,
+        opName: *mut c_char,
+        opNameLen: usize,
+    ) -> aclError;
+    /// Record `index`'s start time (µs), 0 on invalid arguments.
+    fn aclprofGetOpStart(opInfo: *const c_void, opInfoLen: usize, index: u32) -> u64;
+    /// Record `index`'s end time (µs), 0 on invalid arguments.
+    fn aclprofGetOpEnd(opInfo: *const c_void, opInfoLen: usize, index: u32) -> u64;
+    /// Record `index`'s duration (µs), 0 on invalid arguments.
+    fn aclprofGetOpDuration(opInfo: *const c_void, opInfoLen: usize, index: u32) -> u64;
+    /// Record `index`'s model id, or an error code in its place.
+    fn aclprofGetModelId(opInfo: *const c_void, opInfoLen: usize, index: u32) -> usize;
+    /// What record `index` describes.
+    fn aclprofGetOpFlag(opInfo: *const c_void, opInfoLen: usize, index: u32) -> aclprofSubscribeOpFlag;
+    /// An attribute of record `index` as text owned by the library, or null.
+    fn aclprofGetOpAttriValue(
+        opInfo: *const c_void,
+        opInfoLen: usize,
+        index: u32,
+        attri: aclprofSubscribeOpAttri,
+    ) -> *const c_char;
 }
 
 impl Profiler {

@@ -35,14 +35,25 @@ impl<T> Few<T> {
     #[inline]
     pub(crate) fn push(&mut self, item: T) {
         match self {
-            Few::Inline(inline) if !inline.is_full() => inline.push(item),
             Few::Inline(inline) => {
-                let mut heap = Vec::with_capacity(2 * INLINE);
-                heap.extend(inline.drain(..));
-                heap.push(item);
-                *self = Few::Heap(heap);
+                if let Err(full) = inline.try_push(item) {
+                    self.spill(full.element());
+                }
             }
             Few::Heap(heap) => heap.push(item),
+        }
+    }
+
+    /// The ninth item: moves the list to the heap. Out of line, so that
+    /// `push` stays small enough to inline on the launch path.
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, item: T) {
+        if let Few::Inline(inline) = self {
+            let mut heap = Vec::with_capacity(2 * INLINE);
+            heap.extend(inline.drain(..));
+            heap.push(item);
+            *self = Few::Heap(heap);
         }
     }
 

@@ -20,7 +20,7 @@
 //! device-wide synchronize, as for any work whose end no event marks.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use ascendcl_sys::aclrtStream;
 
@@ -29,6 +29,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::event::TailEvent;
 use crate::held_events::HeldEvents;
+use crate::stream::StreamInner;
 
 /// Held events ([`crate::held_events`]) beyond which a wait-heavy stream is
 /// asked whether its oldest held position has run.
@@ -50,6 +51,9 @@ pub(crate) struct Lane {
     /// Blocking calls on the stream under way that a capture must not
     /// begin under (synchronizes): see [`Lane::enter_uncaptured`].
     outside: AtomicUsize,
+    /// The stream handle whose lane this is, not kept alive (the handle
+    /// owns the lane): what a [`Detached`](crate::Detached) hands back.
+    stream: Weak<StreamInner>,
     state: Mutex<LaneState>,
 }
 
@@ -75,6 +79,7 @@ pub(crate) enum BeginCapture {
 }
 
 /// The refusal of `what` on a stream being captured.
+#[cold]
 pub(crate) fn capturing_refusal(what: &str) -> Error {
     Error::InvalidState(format!(
         "{what} on a stream being captured is refused (CANN would invalidate the capture, \
@@ -117,6 +122,27 @@ pub(crate) struct QueuedAt {
     pub(crate) position: u64,
 }
 
+/// A launch just queued, as the thread that queued it sees it: the position,
+/// with the lane borrowed from the stream handle. Taking no handle of the
+/// lane, it costs no reference count: a tracker that already remembers a use
+/// on this stream moves that use forward in place, and only one that must
+/// keep a new use makes the owned [`QueuedAt`] ([`Launch::to_queued_at`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Launch<'l> {
+    pub(crate) lane: &'l Arc<Lane>,
+    pub(crate) position: u64,
+}
+
+impl Launch<'_> {
+    /// The owned form, which keeps the lane alive.
+    pub(crate) fn to_queued_at(self) -> QueuedAt {
+        QueuedAt {
+            lane: self.lane.clone(),
+            position: self.position,
+        }
+    }
+}
+
 /// What a host callback proves when it starts to run: the stream has passed
 /// every position queued before it. Holds only the lane's completed position
 /// (not the lane, whose last handle must never drop on the callback thread).
@@ -141,13 +167,19 @@ enum NoEvent {
 }
 
 impl Lane {
-    pub(crate) fn new(ctx: &Context, raw: aclrtStream, stream_id: u64) -> Arc<Lane> {
+    pub(crate) fn new(
+        ctx: &Context,
+        raw: aclrtStream,
+        stream_id: u64,
+        stream: Weak<StreamInner>,
+    ) -> Arc<Lane> {
         Arc::new(Lane {
             ctx: ctx.clone(),
             stream_id,
             completed: Arc::new(AtomicU64::new(0)),
             capturing: AtomicBool::new(false),
             outside: AtomicUsize::new(0),
+            stream,
             state: Mutex::new(LaneState {
                 raw,
                 retired: false,
@@ -158,6 +190,7 @@ impl Lane {
         })
     }
 
+    #[inline]
     fn lock(&self) -> MutexGuard<'_, LaneState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -167,10 +200,18 @@ impl Lane {
         &self.ctx
     }
 
+    /// The stream handle, if one is still alive.
+    pub(crate) fn stream(&self) -> Option<Arc<StreamInner>> {
+        self.stream.upgrade()
+    }
+
     /// Runs `launch` (which queues work on the stream and returns at once)
     /// and gives it the next position, in one critical section; refused
     /// (`launch` not run) while the stream is being captured.
-    pub(crate) fn queue<T>(self: &Arc<Self>, launch: impl FnOnce() -> T) -> Result<(T, QueuedAt)> {
+    pub(crate) fn queue<T>(
+        self: &Arc<Self>,
+        launch: impl FnOnce() -> T,
+    ) -> Result<(T, Launch<'_>)> {
         let mut state = self.lock();
         if self.capturing.load(Ordering::Acquire) {
             return Err(capturing_refusal("tracked work"));
@@ -179,11 +220,13 @@ impl Lane {
         let result = launch();
         state.next += 1;
         drop(state);
-        let at = QueuedAt {
-            lane: self.clone(),
-            position,
-        };
-        Ok((result, at))
+        Ok((
+            result,
+            Launch {
+                lane: self,
+                position,
+            },
+        ))
     }
 
     /// [`Lane::queue`] for a launch that `launch` queues behind waits on
@@ -195,7 +238,7 @@ impl Lane {
         self: &Arc<Self>,
         events: Vec<Arc<TailEvent>>,
         launch: impl FnOnce(&[Arc<TailEvent>]) -> T,
-    ) -> Result<(T, QueuedAt)> {
+    ) -> Result<(T, Launch<'_>)> {
         // Whatever `launch` returns, the waits before its failure are queued.
         let (result, at) = self.queue(|| launch(&events))?;
         if !events.is_empty() {

@@ -159,6 +159,7 @@ mod copy;
 mod deferred;
 mod device;
 mod device_limits;
+pub mod dump;
 pub mod dvpp;
 pub mod error;
 mod event;

@@ -2,7 +2,7 @@
 
 use crate::deferred;
 use crate::error::Result;
-use crate::lane::QueuedAt;
+use crate::lane::Launch;
 use crate::memory::{DeviceMemory, Tracked};
 pub use crate::queued::Detached;
 use crate::queued::Queued;
@@ -47,12 +47,12 @@ impl<D: Tracked + ?Sized> std::fmt::Debug for Pending<'_, D> {
 impl<'a, D: Tracked + ?Sized> Pending<'a, D> {
     pub(crate) fn new(
         stream: &'a Stream,
-        at: QueuedAt,
+        at: Launch<'_>,
         source: Option<&'a UseTracker>,
         destination: &'a mut D,
     ) -> Self {
         Pending {
-            queued: Queued::new(stream, &at),
+            queued: Queued::new(stream, at),
             source,
             destination,
         }

@@ -6,7 +6,8 @@
 //! the closure, then stops, destroys the config and finalises, whatever the
 //! closure returned. What the profiler wrote is read with CANN's tools
 //! (`msprof --export`); the mock's profiler checks the calls and writes
-//! nothing. Recording a trace is the other view of a run
+//! nothing. Inside a session with `ACL_PROF_MSPROFTX`, [`mark`] and [`step`]
+//! add msproftx markers and steps. Recording a trace is the other view of a run
 //! (docs/record-replay.md): calls and host times, not device timelines.
 //!
 //! ```no_run
@@ -22,6 +23,10 @@
 //! # Ok(())
 //! # }
 //! ```
+
+mod tx;
+
+pub use tx::{MARK_MESSAGE_MAX, mark, step};
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -107,17 +112,22 @@ struct Session {
     prof: &'static Profiler,
     config: *mut aclprofConfig,
     started: bool,
+    /// close ran (finish, or a drop): nothing is left to undo.
+    closed: bool,
 }
 
 impl Session {
     /// Stops collecting, destroys the config, finalises: the first failure.
+    /// (The drop that follows does nothing: the session is closed.)
     fn finish(mut self) -> Result<()> {
-        let result = self.close();
-        std::mem::forget(self);
-        result
+        self.close()
     }
 
     fn close(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
         let lib = self.rt.lib();
         let mut first: Result<()> = Ok(());
         let mut keep = |r: Result<()>| {
@@ -205,6 +215,7 @@ pub fn profile<R>(rt: &Runtime, config: &ProfileConfig, work: impl FnOnce() -> R
         prof,
         config: std::ptr::null_mut(),
         started: false,
+        closed: false,
     };
     for (kind, value) in &config.options {
         // SAFETY: a NUL-terminated value and its length without the NUL.

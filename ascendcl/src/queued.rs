@@ -5,8 +5,8 @@
 use std::sync::{Arc, Weak};
 
 use crate::error::Result;
-use crate::lane::{Lane, QueuedAt};
-use crate::stream::{Stream, StreamInner};
+use crate::lane::{Lane, Launch, QueuedAt};
+use crate::stream::Stream;
 use crate::tracker::UseTracker;
 
 /// A queued operation whose buffers are no longer borrowed: what
@@ -49,18 +49,19 @@ use crate::tracker::UseTracker;
 /// # Ok::<(), ascendcl::Error>(())
 /// ```
 pub struct Detached {
-    /// The stream, not kept alive (see the type's docs).
-    stream: Weak<StreamInner>,
+    /// The stream's lane, not kept alive (see the type's docs): it lives as
+    /// long as the stream handle or a tracker that remembers the operation,
+    /// and it leads back to the handle while that lives.
+    lane: Weak<Lane>,
     /// The operation's position; `None` once waited for (or when the guard
-    /// was already settled). The lane lives as long as the stream handle or
-    /// a tracker that remembers the operation.
-    at: Option<(Weak<Lane>, u64)>,
+    /// was already settled).
+    position: Option<u64>,
 }
 
 impl std::fmt::Debug for Detached {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Detached")
-            .field("stream_alive", &(self.stream.strong_count() > 0))
+            .field("stream_alive", &self.stream().is_some())
             .finish_non_exhaustive()
     }
 }
@@ -69,17 +70,18 @@ impl Detached {
     /// The stream the operation was queued on, if a handle of it is still
     /// alive elsewhere.
     pub fn stream(&self) -> Option<Stream> {
-        self.stream.upgrade().map(|inner| Stream { inner })
+        let inner = self.lane.upgrade()?.stream()?;
+        Some(Stream { inner })
     }
 
     /// Whether the operation has finished, without waiting. Never `true`
     /// too early.
     pub fn is_complete(&self) -> Result<bool> {
-        let Some((lane, position)) = &self.at else {
+        let Some(position) = self.position else {
             return Ok(true);
         };
-        match lane.upgrade() {
-            Some(lane) => lane.is_complete(*position),
+        match self.lane.upgrade() {
+            Some(lane) => lane.is_complete(position),
             // The stream is destroyed and nothing remembers the operation:
             // the destroy waited for it; one that failed parked its error,
             // reported here rather than a `true` that could be too early.
@@ -99,10 +101,10 @@ impl Detached {
     }
 
     fn wait_queued(&mut self) -> Result<()> {
-        let Some((lane, position)) = self.at.take() else {
+        let Some(position) = self.position.take() else {
             return Ok(());
         };
-        match lane.upgrade() {
+        match self.lane.upgrade() {
             Some(lane) => lane.wait(position),
             // Destroyed, which waited for it (a failed destroy parked its
             // error, which `wait` reports).
@@ -113,7 +115,7 @@ impl Detached {
 
 /// The handle of work just queued on `stream` at `at`, for operations whose
 /// guard borrows nothing (their memory's tracker remembers the work).
-pub(crate) fn detached(stream: &Stream, at: &QueuedAt) -> Detached {
+pub(crate) fn detached(stream: &Stream, at: Launch<'_>) -> Detached {
     Queued::new(stream, at).take_detached()
 }
 
@@ -125,8 +127,8 @@ pub(crate) struct Queued<'a> {
 }
 
 impl<'a> Queued<'a> {
-    pub(crate) fn new(stream: &'a Stream, at: &QueuedAt) -> Self {
-        debug_assert!(Arc::ptr_eq(&stream.inner.lane, &at.lane));
+    pub(crate) fn new(stream: &'a Stream, at: Launch<'_>) -> Self {
+        debug_assert!(Arc::ptr_eq(&stream.inner.lane, at.lane));
         Queued {
             stream,
             position: Some(at.position),
@@ -153,12 +155,11 @@ impl<'a> Queued<'a> {
     /// Hands the operation to an owned [`Detached`] handle (the trackers
     /// still hold it); the guard is settled afterwards.
     pub(crate) fn take_detached(&mut self) -> Detached {
+        // One weak handle (the lane leads back to the stream): a detached
+        // launch costs one reference count taken and one dropped.
         Detached {
-            stream: Arc::downgrade(&self.stream.inner),
-            at: self
-                .position
-                .take()
-                .map(|p| (Arc::downgrade(&self.stream.inner.lane), p)),
+            lane: Arc::downgrade(&self.stream.inner.lane),
+            position: self.position.take(),
         }
     }
 

@@ -172,14 +172,14 @@ impl Stream {
             default_stream_id(ctx)
         };
         Stream {
-            inner: Arc::new(StreamInner {
+            inner: Arc::new_cyclic(|inner| StreamInner {
                 ctx: ctx.clone(),
                 raw,
                 id,
                 owned,
                 flags,
                 callback_panics: Default::default(),
-                lane: Lane::new(ctx, raw, id),
+                lane: Lane::new(ctx, raw, id, inner.clone()),
             }),
         }
     }
@@ -205,6 +205,7 @@ impl Stream {
     /// Refuses tracked work on streams whose synchronize returns at once
     /// (persistent, CPU-scheduled, device-only): the tracker's fallbacks wait
     /// with a stream synchronize, which would prove nothing there.
+    #[inline]
     pub(crate) fn check_trackable(&self) -> Result<()> {
         let untrackable = StreamFlags::PERSISTENT.0
             | StreamFlags::CPU_SCHEDULE.0
@@ -212,6 +213,11 @@ impl Stream {
         if self.inner.flags.0 & untrackable == 0 {
             return Ok(());
         }
+        self.untrackable()
+    }
+
+    #[cold]
+    fn untrackable(&self) -> Result<()> {
         Err(Error::invalid(format!(
             "a stream created with flags {:#x} (persistent, CPU-scheduled or device-only) cannot run \
              tracked copies or operators: its synchronize returns at once, so nothing could prove the \
@@ -245,6 +251,7 @@ impl Stream {
 
     /// Refuses what CANN forbids on a stream being captured (it would
     /// invalidate the capture): a typed error before any FFI call.
+    #[inline]
     pub(crate) fn refuse_while_capturing(&self, what: &str) -> Result<()> {
         if self
             .inner

@@ -188,6 +188,6 @@ impl Stream {
                 })
             },
         )?;
-        Ok(crate::queued::detached(self, &at))
+        Ok(crate::queued::detached(self, at))
     }
 }

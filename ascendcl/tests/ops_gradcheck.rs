@@ -151,6 +151,100 @@ fn convolution_backward_matches_finite_differences_for_input_and_weight() {
     });
 }
 
+/// conv3d (NCDHW) with groups 2 and a depth stride, direct and transposed:
+/// both gradients against central differences of the forward.
+#[test]
+fn conv3d_backward_direct_and_transposed_matches_finite_differences() {
+    common::check(|env| {
+        let r = rig(env)?;
+        let win = Window {
+            stride: vec![2, 1, 1],
+            padding: vec![1, 1, 1],
+            dilation: vec![1, 1, 1],
+        };
+        // direct: [1,4,4,3,3] * [4,2,3,3,3] -> [1,4,2,3,3]; transposed swaps
+        // input and output (outputPadding 1 in depth: 2·1 - 2 + 2 + 1 + 1 = 4)
+        let (big, w_dims, small) = ([1, 4, 4, 3, 3], [4, 2, 3, 3, 3], [1, 4, 2, 3, 3]);
+        let op = [1, 0, 0];
+        let n = |d: &[usize]| d.iter().product::<usize>();
+        for transposed in [false, true] {
+            let (xd, od) = if transposed {
+                (small, big)
+            } else {
+                (big, small)
+            };
+            let weight = values(n(&w_dims), 5);
+            let conv = |x: &[f32], w: &[f32]| -> ascendcl::Result<Vec<f32>> {
+                let (xb, wb, mut out) = (r.buf(x)?, r.buf(w)?, r.zeros(n(&od))?);
+                let (xt, wt) = (Tensor::new(&xb, &xd)?, Tensor::new(&wb, &w_dims)?);
+                let o = TensorMut::new(&mut out, &od)?;
+                let math = CubeMath::KeepDtype;
+                r.run(if transposed {
+                    ops::convolution_transposed(&xt, &wt, None, &win, &op, 2, o, math)?
+                } else {
+                    ops::convolution(&xt, &wt, None, &win, 2, o, math)?
+                })?;
+                out.to_vec()
+            };
+            let grads =
+                |x: &[f32], w: &[f32], g: &[f32]| -> ascendcl::Result<(Vec<f32>, Vec<f32>)> {
+                    let (xb, wb, gb) = (r.buf(x)?, r.buf(w)?, r.buf(g)?);
+                    let (mut gi, mut gw) = (r.zeros(n(&xd))?, r.zeros(n(&w_dims))?);
+                    let (gt, xt, wt) = (
+                        Tensor::new(&gb, &od)?,
+                        Tensor::new(&xb, &xd)?,
+                        Tensor::new(&wb, &w_dims)?,
+                    );
+                    let mask = GradMask {
+                        input: true,
+                        weight: true,
+                        bias: false,
+                    };
+                    let grads = ops::ConvGrads {
+                        input: Some(TensorMut::new(&mut gi, &xd)?),
+                        weight: Some(TensorMut::new(&mut gw, &w_dims)?),
+                        bias: None,
+                    };
+                    let math = CubeMath::KeepDtype;
+                    let no_op = [0, 0, 0];
+                    let op = if transposed { &op[..] } else { &no_op[..] };
+                    r.run(if transposed {
+                        ops::convolution_transposed_backward(
+                            &gt, &xt, &wt, None, &win, op, 2, mask, grads, math,
+                        )?
+                    } else {
+                        let (input, weight) = (grads.input, grads.weight);
+                        ops::convolution_backward(
+                            &gt, &xt, &wt, None, &win, 2, mask, input, weight, None, math,
+                        )?
+                    })?;
+                    Ok((gi.to_vec()?, gw.to_vec()?))
+                };
+            let x = values(n(&xd), 3);
+            let what = if transposed {
+                "transposed conv3d"
+            } else {
+                "conv3d"
+            };
+            gradcheck(
+                &format!("{what} input"),
+                &x,
+                n(&od),
+                &|x| conv(x, &weight),
+                &|x, g| Ok(grads(x, &weight, g)?.0),
+            )?;
+            gradcheck(
+                &format!("{what} weight"),
+                &weight,
+                n(&od),
+                &|w| conv(&x, w),
+                &|w, g| Ok(grads(&x, w, g)?.1),
+            )?;
+        }
+        Ok(())
+    });
+}
+
 #[test]
 fn batch_norm_backward_matches_finite_differences_in_training() {
     common::check(|env| {

@@ -74,3 +74,20 @@ fn a_failing_acl_init_is_a_typed_error_and_leaves_nothing_initialised() {
     assert!(rt.owns_init());
     rt.finalize().unwrap();
 }
+
+/// A profiling session keeps a runtime handle while it runs and gives it
+/// back when it ends: finalizing afterwards is not refused for a clone
+/// still alive.
+#[test]
+fn a_finished_profiling_session_leaves_no_runtime_handle_behind() {
+    let session = ascendcl_mock::session();
+    let lib = session.library();
+    let rt = Runtime::with_library(lib).unwrap();
+    let dir = std::env::temp_dir().join(format!("ascendcl-lifecycle-prof-{}", std::process::id()));
+    let config = ascendcl::profiling::ProfileConfig::new(&dir);
+    ascendcl::profiling::profile(&rt, &config, || ()).unwrap();
+    assert_eq!(session.call_count("aclprofFinalize"), 1);
+    rt.finalize().unwrap();
+    assert_eq!(session.call_count("aclFinalize"), 1);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -6,8 +6,9 @@ the op's aclnn parameter list, and recomputes each expectation independently
 in float64 with NumPy only:
 
   Convolution / ConvolutionBackward   explicit loops over groups and kernel
-                                      taps (transposed convolution as the
-                                      adjoint of the direct one)
+                                      taps, 1-, 2- and 3-D (transposed
+                                      convolution as the adjoint of the
+                                      direct one)
   BatchNorm / BatchNormBackward       the doc formulas (saveInvstd = biased
                                       batch variance, A2/A3 convention)
   MaxPool2dWithIndices (+Backward)    window loops, first maximum wins,
@@ -22,6 +23,7 @@ tolerance. It ends with `N passed, N failed`. NumPy only, no torch:
     python3 scripts/goldens/check_op_goldens2.py
 """
 
+import itertools
 import math
 import os
 import sys
@@ -77,114 +79,116 @@ INPLACE = {"BatchNorm": ("runningMean", "runningVar")}
 # ---------------------------------------------------------------------------
 # Convolution by loops over groups and kernel taps
 # ---------------------------------------------------------------------------
-def as2d(x):
-    """NCL -> NC1L; NCHW unchanged."""
-    return x[:, :, None, :] if x.ndim == 3 else x
+def as3d(x):
+    """NCL -> NC11L, NCHW -> NC1HW; NCDHW unchanged."""
+    while x.ndim < 5:
+        x = x[:, :, None]
+    return x
 
 
-def p2(v, fill):
+def p3(v, fill):
     v = list(v)
-    return [fill] + v if len(v) == 1 else v
+    return [fill] * (3 - len(v)) + v
 
 
 def conv_out(i, k, s, p, d):
     return (i + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def conv2d(x, w, s, p, d, g):
-    """Direct convolution (cross-correlation). x [N,C,H,W], w [Co,C/g,kh,kw]."""
-    N, C, H, W = x.shape
-    Co, Cg, KH, KW = w.shape
-    OH, OW = conv_out(H, KH, s[0], p[0], d[0]), conv_out(W, KW, s[1], p[1], d[1])
-    xp = np.zeros((N, C, H + 2 * p[0], W + 2 * p[1]))
-    xp[:, :, p[0]:p[0] + H, p[1]:p[1] + W] = x
-    y = np.zeros((N, Co, OH, OW))
+def taps(w, s, d, osp):
+    """Every kernel tap (kd, kh, kw) with the strided slices of the padded
+    input it reads for the output's spatial shape osp."""
+    for k in itertools.product(*(range(n) for n in w.shape[2:])):
+        yield k, tuple(slice(k[j] * d[j], k[j] * d[j] + s[j] * (osp[j] - 1) + 1, s[j]) for j in range(3))
+
+
+def conv3d(x, w, s, p, d, g):
+    """Direct convolution (cross-correlation). x [N,C,D,H,W], w [Co,C/g,kd,kh,kw]."""
+    N, C = x.shape[:2]
+    Co, Cg = w.shape[:2]
+    osp = [conv_out(x.shape[2 + j], w.shape[2 + j], s[j], p[j], d[j]) for j in range(3)]
+    xp = np.zeros((N, C) + tuple(x.shape[2 + j] + 2 * p[j] for j in range(3)))
+    xp[(slice(None), slice(None)) + tuple(slice(p[j], p[j] + x.shape[2 + j]) for j in range(3))] = x
+    y = np.zeros((N, Co) + tuple(osp))
     cog = Co // g
     for gi in range(g):
-        for kh in range(KH):
-            for kw in range(KW):
-                h0, w0 = kh * d[0], kw * d[1]
-                patch = xp[:, gi * Cg:(gi + 1) * Cg, h0:h0 + s[0] * (OH - 1) + 1:s[0], w0:w0 + s[1] * (OW - 1) + 1:s[1]]
-                y[:, gi * cog:(gi + 1) * cog] += np.einsum("nchw,oc->nohw", patch, w[gi * cog:(gi + 1) * cog, :, kh, kw])
+        for k, sl in taps(w, s, d, osp):
+            patch = xp[(slice(None), slice(gi * Cg, (gi + 1) * Cg)) + sl]
+            y[:, gi * cog:(gi + 1) * cog] += np.einsum("ncdhw,oc->nodhw", patch, w[(slice(gi * cog, (gi + 1) * cog), slice(None)) + k])
     return y
 
 
-def conv2d_adj_x(gy, w, xshape, s, p, d, g):
-    """Adjoint of conv2d with respect to x (scatter of gy through the taps)."""
-    N, C, H, W = xshape
-    Co, Cg, KH, KW = w.shape
-    OH, OW = gy.shape[2], gy.shape[3]
+def conv3d_adj_x(gy, w, xshape, s, p, d, g):
+    """Adjoint of conv3d with respect to x (scatter of gy through the taps)."""
+    N, C = xshape[:2]
+    Co, Cg = w.shape[:2]
+    osp = gy.shape[2:]
     # room for every tap, also taps that land beyond the input (dropped)
-    HP = max(H + 2 * p[0], s[0] * (OH - 1) + d[0] * (KH - 1) + 1)
-    WP = max(W + 2 * p[1], s[1] * (OW - 1) + d[1] * (KW - 1) + 1)
-    gp = np.zeros((N, C, HP, WP))
+    room = tuple(max(xshape[2 + j] + 2 * p[j], s[j] * (osp[j] - 1) + d[j] * (w.shape[2 + j] - 1) + 1) for j in range(3))
+    gp = np.zeros((N, C) + room)
     cog = Co // g
     for gi in range(g):
-        for kh in range(KH):
-            for kw in range(KW):
-                h0, w0 = kh * d[0], kw * d[1]
-                gp[:, gi * Cg:(gi + 1) * Cg, h0:h0 + s[0] * (OH - 1) + 1:s[0], w0:w0 + s[1] * (OW - 1) + 1:s[1]] += \
-                    np.einsum("nohw,oc->nchw", gy[:, gi * cog:(gi + 1) * cog], w[gi * cog:(gi + 1) * cog, :, kh, kw])
-    return gp[:, :, p[0]:p[0] + H, p[1]:p[1] + W]
+        for k, sl in taps(w, s, d, osp):
+            gp[(slice(None), slice(gi * Cg, (gi + 1) * Cg)) + sl] += \
+                np.einsum("nodhw,oc->ncdhw", gy[:, gi * cog:(gi + 1) * cog], w[(slice(gi * cog, (gi + 1) * cog), slice(None)) + k])
+    return gp[(slice(None), slice(None)) + tuple(slice(p[j], p[j] + xshape[2 + j]) for j in range(3))]
 
 
-def conv2d_adj_w(gy, x, wshape, s, p, d, g):
-    N, C, H, W = x.shape
-    Co, Cg, KH, KW = wshape
-    OH, OW = gy.shape[2], gy.shape[3]
-    xp = np.zeros((N, C, H + 2 * p[0] + s[0] * OH + d[0] * KH, W + 2 * p[1] + s[1] * OW + d[1] * KW))
-    xp[:, :, p[0]:p[0] + H, p[1]:p[1] + W] = x
+def conv3d_adj_w(gy, x, wshape, s, p, d, g):
+    N, C = x.shape[:2]
+    Co, Cg = wshape[:2]
+    osp = gy.shape[2:]
+    xp = np.zeros((N, C) + tuple(x.shape[2 + j] + 2 * p[j] + s[j] * osp[j] + d[j] * wshape[2 + j] for j in range(3)))
+    xp[(slice(None), slice(None)) + tuple(slice(p[j], p[j] + x.shape[2 + j]) for j in range(3))] = x
     gw = np.zeros(wshape)
     cog = Co // g
     for gi in range(g):
-        for kh in range(KH):
-            for kw in range(KW):
-                h0, w0 = kh * d[0], kw * d[1]
-                patch = xp[:, gi * Cg:(gi + 1) * Cg, h0:h0 + s[0] * (OH - 1) + 1:s[0], w0:w0 + s[1] * (OW - 1) + 1:s[1]]
-                gw[gi * cog:(gi + 1) * cog, :, kh, kw] = np.einsum("nohw,nchw->oc", gy[:, gi * cog:(gi + 1) * cog], patch)
+        for k, sl in taps(np.zeros(wshape), s, d, osp):
+            patch = xp[(slice(None), slice(gi * Cg, (gi + 1) * Cg)) + sl]
+            gw[(slice(gi * cog, (gi + 1) * cog), slice(None)) + k] = np.einsum("nodhw,ncdhw->oc", gy[:, gi * cog:(gi + 1) * cog], patch)
     return gw
 
 
 def conv_params(ia):
-    return p2(ia["stride"], 1), p2(ia["padding"], 0), p2(ia["dilation"], 1), p2(ia["outputPadding"], 0)
+    return p3(ia["stride"], 1), p3(ia["padding"], 0), p3(ia["dilation"], 1), p3(ia["outputPadding"], 0)
+
+
+def flat(y, nd):
+    """Drops the size-1 leading spatial dims as3d added to an nd-D value."""
+    return y.reshape(y.shape[:2] + y.shape[5 - (nd - 2):])
 
 
 def convolution(t, ia, b, i):
-    x, w = as2d(t["input"].value()), as2d(t["weight"].value())
+    nd = t["input"].value().ndim
+    x, w = as3d(t["input"].value()), as3d(t["weight"].value())
     s, p, d, op = conv_params(ia)
     g = i["groups"]
     if not b["transposed"]:
-        y = conv2d(x, w, s, p, d, g)
+        y = conv3d(x, w, s, p, d, g)
     else:
         # transposed: the adjoint of the direct convolution that maps the
-        # output space back to the input (weight [Cin, Cout/g, kh, kw])
-        N, C, H, W = x.shape
+        # output space back to the input (weight [Cin, Cout/g, k..])
         co = w.shape[1] * g
-        OH = (H - 1) * s[0] - 2 * p[0] + d[0] * (w.shape[2] - 1) + op[0] + 1
-        OW = (W - 1) * s[1] - 2 * p[1] + d[1] * (w.shape[3] - 1) + op[1] + 1
-        y = conv2d_adj_x(x, w, (N, co, OH, OW), s, p, d, g)
+        osp = tuple((x.shape[2 + j] - 1) * s[j] - 2 * p[j] + d[j] * (w.shape[2 + j] - 1) + op[j] + 1 for j in range(3))
+        y = conv3d_adj_x(x, w, (x.shape[0], co) + osp, s, p, d, g)
     if "bias" in t:
-        y = y + t["bias"].value()[None, :, None, None]
-    if t["input"].value().ndim == 3:
-        y = y[:, :, 0, :]
-    return {"output": y}
+        y = y + t["bias"].value()[None, :, None, None, None]
+    return {"output": flat(y, nd)}
 
 
 def convolution_backward(t, ia, b, i):
-    x0 = t["input"].value()
-    gy, x, w = as2d(t["gradOutput"].value()), as2d(x0), as2d(t["weight"].value())
+    nd = t["input"].value().ndim
+    gy, x, w = as3d(t["gradOutput"].value()), as3d(t["input"].value()), as3d(t["weight"].value())
     s, p, d, op = conv_params(ia)
     g = i["groups"]
     if not b["transposed"]:
-        gx = conv2d_adj_x(gy, w, x.shape, s, p, d, g)
-        gw = conv2d_adj_w(gy, x, w.shape, s, p, d, g)
+        gx = conv3d_adj_x(gy, w, x.shape, s, p, d, g)
+        gw = conv3d_adj_w(gy, x, w.shape, s, p, d, g)
     else:
-        gx = conv2d(gy, w, s, p, d, g)
-        gw = conv2d_adj_w(x, gy, w.shape, s, p, d, g)
-    gb = gy.sum(axis=(0, 2, 3))
-    if x0.ndim == 3:
-        gx, gw = gx[:, :, 0, :], gw[:, :, 0, :]
-    return {"gradInput": gx, "gradWeight": gw, "gradBias": gb}
+        gx = conv3d(gy, w, s, p, d, g)
+        gw = conv3d_adj_w(x, gy, w.shape, s, p, d, g)
+    gb = gy.sum(axis=(0, 2, 3, 4))
+    return {"gradInput": flat(gx, nd), "gradWeight": flat(gw, nd), "gradBias": gb}
 
 
 # ---------------------------------------------------------------------------

@@ -195,6 +195,12 @@ CONV_SPECS = [
     ("f16_stride2_groups2_nhwc", "f16", (1, 4, 7, 6), 4, (3, 3), (2, 2), (1, 1), (1, 1), 2, False, False, (0, 0), "nhwc", "contig"),
     ("bf16_basic_bias", "bf16", (2, 3, 7, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1, True, False, (0, 0), "contig", "contig"),
     ("bf16_dilation_depthwise", "bf16", (1, 3, 8, 7), 3, (3, 3), (1, 2), (2, 1), (2, 1), 3, True, False, (0, 0), "transposed", "contig"),
+    # conv3d (NCDHW): three padding entries, each padding both sides of its dim
+    ("f32_conv3d_basic_bias", "f32", (2, 3, 5, 6, 4), 4, (3, 3, 2), (1, 1, 1), (1, 1, 0), (1, 1, 1), 1, True, False, (0, 0, 0), "contig", "contig"),
+    ("f32_conv3d_stride_dil_groups2", "f32", (1, 4, 7, 6, 7), 6, (2, 3, 3), (2, 1, 2), (1, 0, 1), (1, 2, 1), 2, False, False, (0, 0, 0), "nhwc", "contig"),
+    ("f32_conv3d_transposed_s2_op1", "f32", (1, 4, 3, 4, 3), 4, (3, 3, 3), (2, 2, 1), (1, 1, 1), (1, 1, 1), 2, True, True, (1, 0, 0), "contig", "contig"),
+    ("f16_conv3d_basic_bias", "f16", (1, 3, 4, 5, 4), 4, (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), 1, True, False, (0, 0, 0), "contig", "contig"),
+    ("bf16_conv3d_basic_bias", "bf16", (1, 3, 4, 5, 4), 4, (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), 1, True, False, (0, 0, 0), "contig", "contig"),
 ]
 
 
@@ -261,6 +267,11 @@ CONVB_SPECS = [
     ("f16_stride2_groups2", "f16_stride2_groups2_nhwc", (1, 1, 0), ("nhwc", "contig", "contig")),
     ("bf16_basic_bias", "bf16_basic_bias", (1, 1, 1), ("contig", "contig", "contig")),
     ("bf16_dilation_depthwise", "bf16_dilation_depthwise", (1, 1, 1), ("contig", "transposed", "contig")),
+    ("f32_conv3d_basic_bias", "f32_conv3d_basic_bias", (1, 1, 1), ("contig", "contig", "contig")),
+    ("f32_conv3d_stride_dil_groups2", "f32_conv3d_stride_dil_groups2", (1, 1, 0), ("nhwc", "nhwc", "contig")),
+    ("f32_conv3d_transposed_s2_op1", "f32_conv3d_transposed_s2_op1", (1, 1, 1), ("contig", "contig", "contig")),
+    ("f16_conv3d_basic_bias", "f16_conv3d_basic_bias", (1, 1, 1), ("contig", "contig", "contig")),
+    ("bf16_conv3d_basic_bias", "bf16_conv3d_basic_bias", (1, 1, 1), ("contig", "contig", "contig")),
 ]
 
 

@@ -1,6 +1,7 @@
 /*
- * op_conv_backward.c (libopapi.so): aclnnConvolutionBackward, 2-D (NCHW) and
- * 1-D (NCL, as 2-D with H = 1), direct and transposed. Parameter list: ops-nn
+ * op_conv_backward.c (libopapi.so): aclnnConvolutionBackward, 3-D (NCDHW),
+ * 2-D (NCHW) and 1-D (NCL), direct and transposed, computed as 3-D with the
+ * missing leading spatial dims of size 1 (op_conv_kernels.c). Parameter list: ops-nn
  * v8.5.0 conv/convolution_backward/op_api/aclnn_convolution_backward.h:56-61
  * (`groups` is a plain int here, int64_t in the forward; biasSizes is nullable; outputMask has 3 entries;
  * aclnn-facts.md B.1.2). Phase-1 rules, convolution_backward_checker.cpp:
@@ -11,15 +12,19 @@
  *     entry is set (:680-690);
  *   gradOutput, input, weight and the requested outputs f32/f16/bf16
  *     (CheckDtypeValid :19-27, applied :715-727);
- *   gradOutput, input, weight of one rank (:491-495); gradInput has input's
+ *   gradOutput, input, weight of one rank, 3-, 4- or 5-D (:491-495, formats
+ *     CheckFormatValid :43-67: 5-D is NCDHW, :56-59, dispatched to the 3-D backward
+ *     on 910B, aclnn_convolution_backward.cpp:2507-2509); gradInput has input's
  *     shape and gradWeight weight's (:499-506); gradBias 1-D with gradOutput's
  *     C elements (:510-517);
  *   stride, dilation inputDim-2 entries, padding (and outputPadding)
  *     inputDim-2 or, for 2-D only, 4 entries (:519-560; the mock takes 4
- *     outputPadding entries only when not transposed, where they are 0);
+ *     outputPadding entries only when not transposed, where they are 0;
+ *     conv3d takes 3 padding entries, :547-553, each padding both sides of
+ *     its dim, :90-109);
  *     stride >= 1, padding >= 0, dilation >= 1, outputPadding 0 unless
- *     transposed and >= 0 when transposed, groups >= 1 (CheckConvParams
- *     :422-466);
+ *     transposed and >= 0 when transposed, for conv3d also below the stride
+ *     (:446-452), groups >= 1 (CheckConvParams :422-466);
  *   gradOutput C = weight N, input C = weight C * groups (:564-598);
  *   gradOutput's spatial shape is the forward's (:617-662).
  * Transposed, the checker swaps the roles of input and gradOutput
@@ -38,10 +43,10 @@ enum { IP_GO, IP_X, IP_W, IP_GI, IP_GW, IP_GB, IP_TRANSPOSED, IP_GEOM = 8 };
 
 static void k_conv_backward(const mk_job *j, void *const *bufs)
 {
-    mk_view go = as_nc1l(&j->slot[j->ip[IP_GO]]), x = as_nc1l(&j->slot[j->ip[IP_X]]);
-    mk_view w = as_nc1l(&j->slot[j->ip[IP_W]]);
-    mk_view gi = j->ip[IP_GI] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GI]]) : x;
-    mk_view gw = j->ip[IP_GW] >= 0 ? as_nc1l(&j->slot[j->ip[IP_GW]]) : w;
+    mk_view go = as_ncdhw(&j->slot[j->ip[IP_GO]]), x = as_ncdhw(&j->slot[j->ip[IP_X]]);
+    mk_view w = as_ncdhw(&j->slot[j->ip[IP_W]]);
+    mk_view gi = j->ip[IP_GI] >= 0 ? as_ncdhw(&j->slot[j->ip[IP_GI]]) : x;
+    mk_view gw = j->ip[IP_GW] >= 0 ? as_ncdhw(&j->slot[j->ip[IP_GW]]) : w;
     const mk_view *gb = j->ip[IP_GB] >= 0 ? &j->slot[j->ip[IP_GB]] : NULL;
     void *gib = j->ip[IP_GI] >= 0 ? bufs[j->ip[IP_GI]] : NULL, *gwb = j->ip[IP_GW] >= 0 ? bufs[j->ip[IP_GW]] : NULL;
     void *gbb = gb ? bufs[j->ip[IP_GB]] : NULL;
@@ -73,7 +78,7 @@ static void k_conv_backward(const mk_job *j, void *const *bufs)
     }
     for (int64_t c = 0; gbb && c < go.dims[1]; c++) {
         double sum = 0.0;
-        int64_t plane = go.dims[2] * go.dims[3];
+        int64_t plane = go.dims[2] * go.dims[3] * go.dims[4];
         for (int64_t n = 0; n < go.dims[0]; n++) {
             for (int64_t k = 0; k < plane; k++) {
                 sum += god[(n * go.dims[1] + c) * plane + k];
@@ -114,7 +119,7 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     ph1_arg_tensor(&p, "gradBias", gradBias);
     bool m[3] = {false, false, false};
     conv_geom g;
-    int64_t od[4];
+    int64_t od[5];
     uint32_t nd = input && aclmocknn_is_live(input, MK_TENSOR) ? input->v.ndim : 4;
     if (!(need_tensor(&p, gradOutput, "gradOutput") && need_tensor(&p, input, "input") &&
           need_tensor(&p, weight, "weight") && need_ints(&p, stride, "stride") && need_ints(&p, padding, "padding") &&
@@ -137,7 +142,7 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
         (!m[0] || check_dtype(&p, gradInput, "gradInput", DT_FLOATS)) &&
         (!m[1] || check_dtype(&p, gradWeight, "gradWeight", DT_FLOATS)) &&
         (!m[2] || check_dtype(&p, gradBias, "gradBias", DT_FLOATS))) {
-        if (check_ndim(&p, input, "input", 3, 4) && check_ndim(&p, gradOutput, "gradOutput", nd, nd) &&
+        if (check_ndim(&p, input, "input", 3, 5) && check_ndim(&p, gradOutput, "gradOutput", nd, nd) &&
             check_ndim(&p, weight, "weight", nd, nd) &&
             (!m[0] || check_shape(&p, gradInput, "gradInput", input->v.dims, nd)) &&
             (!m[1] || check_shape(&p, gradWeight, "gradWeight", weight->v.dims, nd)) &&
@@ -150,6 +155,10 @@ OPS_EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
                 } else if (outputPadding->v[i] < 0) {
                     invalid(&p, "outputPadding[%llu] = %lld, must be >= 0", (unsigned long long)i,
                             (long long)outputPadding->v[i]);
+                } else if (transposed && nd == 5 && stride->n == 3 && outputPadding->v[i] >= stride->v[i]) {
+                    /* convolution_backward_checker.cpp:446-452 */
+                    invalid(&p, "outputPadding[%llu] = %lld, must be below stride (%lld) in conv3d",
+                            (unsigned long long)i, (long long)outputPadding->v[i], (long long)stride->v[i]);
                 }
             }
             int64_t cout = transposed ? weight->v.dims[1] * groups : weight->v.dims[0];

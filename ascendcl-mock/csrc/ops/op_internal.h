@@ -74,48 +74,76 @@ extern const int32_t DT_INDEX[];    /* int32, int64 */
 
 /* ------------------------------------------------- convolution (op_conv.c) */
 
-/* A 2-D convolution's attributes as the kernels use them. */
+/* A convolution's attributes as the kernels use them, per spatial dim
+ * (0: D, 1: H, 2: W). conv1d and conv2d are conv3d with the leading spatial
+ * dims of size 1 (stride and dilation 1, padding 0). pb / pa: padding
+ * before / after. */
 typedef struct conv_geom {
-    int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
+    int64_t s[3], pb[3], pa[3], d[3], groups;
 } conv_geom;
-/* Reads stride, padding, dilation for nsp spatial dims (2: conv2d, padding
- * 2 or 4 entries [top, bottom, left, right]; 1: conv1d, padding 1 entry, or
- * [left, right] when pad2 allows it, as H = 1); 161002 with a message on a
- * bad length or value. */
+enum { CONV_GEOM_PARAMS = 13 }; /* job parameters conv_put stores */
+/* Reads stride, padding, dilation for nsp spatial dims (3: conv3d, padding
+ * 3 entries, symmetric; 2: conv2d, padding 2 or 4 entries [top, bottom,
+ * left, right]; 1: conv1d, padding 1 entry, or [left, right] when pad2
+ * allows it); 161002 with a message on a bad length or value. */
 bool conv_attrs(ph1 *p, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation,
                 int64_t groups, uint32_t nsp, bool pad2, conv_geom *g);
 /* The shape of the other side of a convolution whose op input is x:
- * not transposed, x is the conv input (N,C,H,W) and out gets the conv output
- * (N,O,OH,OW); transposed, x plays the conv output and out gets the conv
- * input, with outpad (nsp entries) added at the bottom/right. The weight is
- * (O, C/groups, KH, KW) either way; 3-D (N,C,L) tensors are H = 1. Checks the
- * channels against weight and groups; 161002 when they do not fit. */
+ * not transposed, x is the conv input (N,C,spatial..) and out gets the conv
+ * output (N,O,spatial..); transposed, x plays the conv output and out gets
+ * the conv input, with outpad (nsp entries) added at the end of each
+ * spatial dim. The weight is (O, C/groups, K..) either way; x has 1, 2 or 3
+ * spatial dims. Checks the channels against weight and groups; 161002 when
+ * they do not fit. */
 bool conv_shapes(ph1 *p, const aclTensor *x, const aclTensor *weight, const conv_geom *g, bool transposed,
                  const aclIntArray *outpad, int64_t *out);
-/* Kernel cores on dense row-major double arrays with 4-D dims (b: conv
+/* Kernel cores on dense row-major double arrays with 5-D dims (b: conv
  * input, s: conv output, w: weight): conv_gather: s += conv(b, w);
- * conv_scatter: b += conv_transpose(s, w); conv_wgrad: dw += Σ b(tap)·s. */
+ * conv_scatter: b += conv_transpose(s, w); conv_wgrad: dw += Σ b(tap)·s.
+ * Threaded (op_conv_fast.c). */
 void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
                  const int64_t *sd, double *s);
 void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
                   const int64_t *bd, double *b);
 void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
                 const int64_t *wd, double *dw);
+/* The same three as one sequential loop nest (op_conv_kernels.c): the
+ * reference the threaded cores (op_conv_fast.c) match bit for bit, run
+ * when ASCENDCL_MOCK_CONV_THREADS is 0. */
+void conv_gather_ref(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                     const int64_t *sd, double *s);
+void conv_scatter_ref(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                      const int64_t *bd, double *b);
+void conv_wgrad_ref(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                    const int64_t *wd, double *dw);
+/* The threaded cores on a given number of threads (op_conv_fast.c). */
+void conv_gather_mt(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
+                    const int64_t *sd, double *s, int threads);
+void conv_scatter_mt(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
+                     const int64_t *bd, double *b, int threads);
+void conv_wgrad_mt(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
+                   const int64_t *wd, double *dw, int threads);
 /* v's elements as a dense row-major double array (NULL when empty; on host
  * OOM NULL and *oom set). */
 double *conv_dense(const mk_view *v, const void *buf, bool *oom);
-/* Stores the row-major array a into the 4-D view v (plus bias[channel] when given). */
+/* Stores the row-major array a into the 5-D view v (plus bias[channel] when given). */
 void conv_store(const mk_view *v, void *vb, const double *a, const mk_view *bias, const void *biasb);
-/* v as 4-D: a 3-D (N, C, L) view gains H = 1 at dim 2. */
-static inline mk_view as_nc1l(const mk_view *v)
+/* v as 5-D (N, C, D, H, W): a 3-D (N, C, L) view gains D = H = 1, a 4-D
+ * (N, C, H, W) view D = 1 (size-1 dims of stride 0). */
+static inline mk_view as_ncdhw(const mk_view *v)
 {
     mk_view r = *v;
-    if (v->ndim == 3) {
-        r.ndim = 4;
-        r.dims[3] = v->dims[2];
-        r.strides[3] = v->strides[2];
-        r.dims[2] = 1;
-        r.strides[2] = 0;
+    uint32_t add = v->ndim < 5 ? 5 - v->ndim : 0;
+    if (add) {
+        r.ndim = 5;
+        for (uint32_t i = 2; i < v->ndim; i++) {
+            r.dims[i + add] = v->dims[i];
+            r.strides[i + add] = v->strides[i];
+        }
+        for (uint32_t i = 2; i < 2 + add; i++) {
+            r.dims[i] = 1;
+            r.strides[i] = 0;
+        }
     }
     return r;
 }

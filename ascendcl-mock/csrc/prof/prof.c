@@ -1,7 +1,8 @@
 /*
  * prof.c: the mock's profiler library, libmsprofiler.so: aclprofInit,
  * aclprofFinalize, aclprofCreateConfig, aclprofDestroyConfig, aclprofStart,
- * aclprofStop and aclprofSetConfig (acl/acl_prof.h).
+ * aclprofStop and aclprofSetConfig (acl/acl_prof.h); msproftx's step
+ * records and stamps are tx.c's.
  *
  * Nothing is collected: each function applies CANN 8.5.0's argument and
  * state checks (src/dfx/msprof/collector/dvvp/msprofiler/prof_acl_api.cpp,
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "../ops/aclmock_ext.h"
+#include "tx.h"
 
 #define PROF_EXPORT __attribute__((visibility("default")))
 
@@ -170,6 +172,8 @@ PROF_EXPORT aclError aclprofFinalize(void)
     P.collecting = 0;
     P.host_collecting = false;
     P.options = 0;
+    /* prof_acl_mgr.cpp:388: msproftx stops with profiling (tx.c) */
+    prof_tx_finalized();
     return aclmock_call_end(&c, ACL_SUCCESS);
 }
 
@@ -312,6 +316,11 @@ static aclError start_stop(int which, const aclprofConfig *cfg)
         } else {
             P.collecting &= ~(1ULL << d);
         }
+    }
+    /* prof_acl_mgr.cpp:2553, 2004-2015: a start with ACL_PROF_MSPROFTX turns
+     * msproftx on (tx.c); a stop leaves it on */
+    if (which == F_START && (cfg->data_types & PROF_MSPROFTX_BIT)) {
+        prof_tx_started();
     }
     aclmock_out_u64(&c, "collecting", P.collecting);
     return aclmock_call_end(&c, ACL_SUCCESS);

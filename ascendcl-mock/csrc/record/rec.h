@@ -35,6 +35,7 @@
 #endif
 
 #include <acl/acl.h>
+#include <acl/acl_dump.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

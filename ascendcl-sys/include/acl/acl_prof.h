@@ -68,10 +68,18 @@ typedef enum {
     ACL_PROF_ARGS_MAX = 15
 } aclprofConfigType;
 
+/* msproftx step boundaries (aclprofGetStepTimestamp). */
+typedef enum {
+    ACL_STEP_START = 0,
+    ACL_STEP_END = 1
+} aclprofStepTag;
+
 /* A collection config (devices, counters, data types); opaque. */
 typedef struct aclprofConfig aclprofConfig;
 /* Reserved: custom AI Core events; must be NULL. */
 typedef struct aclprofAicoreEvents aclprofAicoreEvents;
+/* One training or inference step of msproftx: a start and an end; opaque. */
+typedef struct aclprofStepInfo aclprofStepInfo;
 
 /* Profiling data goes under `profilerResultPath` (length = its strlen).
  * Init and Finalize pair up; Start and Stop take the same config. */
@@ -86,6 +94,69 @@ aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig);
 /* One more collection option, as text of strlen `configLength` (at most
  * 256), after aclprofInit and before aclprofStart; may be called again. */
 aclError aclprofSetConfig(aclprofConfigType configType, const char *config, size_t configLength);
+
+/* msproftx: user markers, collected while a config with ACL_PROF_MSPROFTX
+ * is started (until aclprofFinalize). A stamp is NULL outside that window;
+ * the functions returning aclError return -1 when the collector refuses. */
+/* A step record (NULL without memory); each tag is taken once a step. */
+aclprofStepInfo *aclprofCreateStepInfo();
+aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream);
+void aclprofDestroyStepInfo(aclprofStepInfo *stepinfo);
+/* A marker from the collector's pool, its text (msgLen below 128), an
+ * instant event recorded with it, and the marker given back. */
+void *aclprofCreateStamp();
+aclError aclprofSetStampTraceMessage(void *stamp, const char *msg, uint32_t msgLen);
+aclError aclprofMark(void *stamp);
+void aclprofDestroyStamp(void *stamp);
+
+/* ---- Model subscription: per-operator records of a loaded model's runs,
+ * written to a pipe the caller reads, and the getters that parse them. */
+
+/* What one subscription record describes. */
+typedef enum {
+    ACL_SUBSCRIBE_OP = 0,
+    ACL_SUBSCRIBE_SUBGRAPH = 1,
+    ACL_SUBSCRIBE_OP_THREAD = 2,
+    ACL_SUBSCRIBE_NONE = 0xFF
+} aclprofSubscribeOpFlag;
+
+/* The extra attributes aclprofGetOpAttriValue can read. */
+typedef enum {
+    ACL_SUBSCRIBE_ATTRI_THREADID = 0,
+    ACL_SUBSCRIBE_ATTRI_NONE
+} aclprofSubscribeOpAttri;
+
+/* Where and what to report for a subscribed model; opaque. */
+typedef struct aclprofSubscribeConfig aclprofSubscribeConfig;
+
+/* `fd` points at the write end of a pipe (an int); `timeInfoSwitch` is 0 or
+ * 1. NULL when the arguments are invalid (no error code). */
+aclprofSubscribeConfig *aclprofCreateSubscribeConfig(int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics,
+                                                     void *fd);
+aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig *profSubscribeConfig);
+/* `modelId` must be a loaded model's. */
+aclError aclprofModelSubscribe(uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig);
+aclError aclprofModelUnSubscribe(uint32_t modelId);
+/* The size of one record; the data read from the pipe is a whole number of them. */
+aclError aclprofGetOpDescSize(size_t *opDescSize);
+aclError aclprofGetOpNum(const void *opInfo, size_t opInfoLen, uint32_t *opNumber);
+/* Record `index` of `opInfo`: the lengths count the terminating NUL; a name or
+ * type can be read once. */
+aclError aclprofGetOpTypeLen(const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opTypeLen);
+aclError aclprofGetOpType(const void *opInfo, size_t opInfoLen, uint32_t index, char *opType, size_t opTypeLen);
+aclError aclprofGetOpNameLen(const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opNameLen);
+aclError aclprofGetOpName(const void *opInfo, size_t opInfoLen, uint32_t index, char *opName, size_t opNameLen);
+/* Times in microseconds; 0 when the arguments are invalid. */
+uint64_t aclprofGetOpStart(const void *opInfo, size_t opInfoLen, uint32_t index);
+uint64_t aclprofGetOpEnd(const void *opInfo, size_t opInfoLen, uint32_t index);
+uint64_t aclprofGetOpDuration(const void *opInfo, size_t opInfoLen, uint32_t index);
+/* The model id, or an error code in its place. */
+size_t aclprofGetModelId(const void *opInfo, size_t opInfoLen, uint32_t index);
+aclprofSubscribeOpFlag aclprofGetOpFlag(const void *opInfo, size_t opInfoLen, uint32_t index);
+/* Text owned by the library, valid until the next call; NULL when the record
+ * has no such attribute. */
+const char *aclprofGetOpAttriValue(const void *opInfo, size_t opInfoLen, uint32_t index,
+                                   aclprofSubscribeOpAttri attri);
 
 #ifdef __cplusplus
 }

@@ -687,3 +687,23 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
 }
+unsafe extern "C" {
+    pub fn acldumpRegCallback(
+        messageCallback: ::std::option::Option<
+            unsafe extern "C" fn(arg1: *const acldumpChunk, arg2: i32) -> i32,
+        >,
+        flag: i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn acldumpUnregCallback();
+}
+unsafe extern "C" {
+    pub fn aclopStartDumpArgs(
+        dumpType: u32,
+        path: *const ::std::os::raw::c_char,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclopStopDumpArgs(dumpType: u32) -> aclError;
+}

@@ -36,3 +36,140 @@ unsafe extern "C" {
         configLength: usize,
     ) -> aclError;
 }
+unsafe extern "C" {
+    pub fn aclprofCreateStepInfo() -> *mut aclprofStepInfo;
+}
+unsafe extern "C" {
+    pub fn aclprofGetStepTimestamp(
+        stepInfo: *mut aclprofStepInfo,
+        tag: aclprofStepTag,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofDestroyStepInfo(stepinfo: *mut aclprofStepInfo);
+}
+unsafe extern "C" {
+    pub fn aclprofCreateStamp() -> *mut ::std::os::raw::c_void;
+}
+unsafe extern "C" {
+    pub fn aclprofSetStampTraceMessage(
+        stamp: *mut ::std::os::raw::c_void,
+        msg: *const ::std::os::raw::c_char,
+        msgLen: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofMark(stamp: *mut ::std::os::raw::c_void) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofDestroyStamp(stamp: *mut ::std::os::raw::c_void);
+}
+unsafe extern "C" {
+    pub fn aclprofCreateSubscribeConfig(
+        timeInfoSwitch: i8,
+        aicoreMetrics: aclprofAicoreMetrics,
+        fd: *mut ::std::os::raw::c_void,
+    ) -> *mut aclprofSubscribeConfig;
+}
+unsafe extern "C" {
+    pub fn aclprofDestroySubscribeConfig(
+        profSubscribeConfig: *const aclprofSubscribeConfig,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofModelSubscribe(
+        modelId: u32,
+        profSubscribeConfig: *const aclprofSubscribeConfig,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofModelUnSubscribe(modelId: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpDescSize(opDescSize: *mut usize) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpNum(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        opNumber: *mut u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpTypeLen(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+        opTypeLen: *mut usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpType(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+        opType: *mut ::std::os::raw::c_char,
+        opTypeLen: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpNameLen(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+        opNameLen: *mut usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpName(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+        opName: *mut ::std::os::raw::c_char,
+        opNameLen: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpStart(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+    ) -> u64;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpEnd(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+    ) -> u64;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpDuration(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+    ) -> u64;
+}
+unsafe extern "C" {
+    pub fn aclprofGetModelId(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+    ) -> usize;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpFlag(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+    ) -> aclprofSubscribeOpFlag;
+}
+unsafe extern "C" {
+    pub fn aclprofGetOpAttriValue(
+        opInfo: *const ::std::os::raw::c_void,
+        opInfoLen: usize,
+        index: u32,
+        attri: aclprofSubscribeOpAttri,
+    ) -> *const ::std::os::raw::c_char;
+}

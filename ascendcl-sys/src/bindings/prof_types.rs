@@ -65,6 +65,13 @@ impl aclprofConfigType {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct aclprofConfigType(pub ::std::os::raw::c_uint);
+impl aclprofStepTag {
+    pub const ACL_STEP_START: aclprofStepTag = aclprofStepTag(0);
+    pub const ACL_STEP_END: aclprofStepTag = aclprofStepTag(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclprofStepTag(pub ::std::os::raw::c_uint);
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclprofConfig {
@@ -73,5 +80,37 @@ pub struct aclprofConfig {
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclprofAicoreEvents {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclprofStepInfo {
+    _unused: [u8; 0],
+}
+impl aclprofSubscribeOpFlag {
+    pub const ACL_SUBSCRIBE_OP: aclprofSubscribeOpFlag = aclprofSubscribeOpFlag(0);
+    pub const ACL_SUBSCRIBE_SUBGRAPH: aclprofSubscribeOpFlag = aclprofSubscribeOpFlag(1);
+    pub const ACL_SUBSCRIBE_OP_THREAD: aclprofSubscribeOpFlag = aclprofSubscribeOpFlag(
+        2,
+    );
+    pub const ACL_SUBSCRIBE_NONE: aclprofSubscribeOpFlag = aclprofSubscribeOpFlag(255);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclprofSubscribeOpFlag(pub ::std::os::raw::c_uint);
+impl aclprofSubscribeOpAttri {
+    pub const ACL_SUBSCRIBE_ATTRI_THREADID: aclprofSubscribeOpAttri = aclprofSubscribeOpAttri(
+        0,
+    );
+    pub const ACL_SUBSCRIBE_ATTRI_NONE: aclprofSubscribeOpAttri = aclprofSubscribeOpAttri(
+        1,
+    );
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclprofSubscribeOpAttri(pub ::std::os::raw::c_uint);
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclprofSubscribeConfig {
     _unused: [u8; 0],
 }

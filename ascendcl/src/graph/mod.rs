@@ -280,14 +280,9 @@ impl<'g> Graph<'g> {
         self.launches
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(at.clone());
+            .push(at.to_queued_at());
         let trackers = touches.iter().map(|(t, _)| *t).collect();
-        Ok(OpPending::new(
-            "aclmdlRIExecuteAsync",
-            stream,
-            &at,
-            trackers,
-        ))
+        Ok(OpPending::new("aclmdlRIExecuteAsync", stream, at, trackers))
     }
 
     fn owned<T: DeviceCopy>(&self, graph: u64, index: usize) -> Result<&HostBuffer<T>> {

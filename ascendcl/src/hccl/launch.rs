@@ -123,9 +123,9 @@ impl Communicator {
         let mut launches = self.lock_launches();
         match marker {
             Ok(marker) => {
-                launches.push(marker.clone());
+                launches.push(marker.to_queued_at());
                 let trackers = touches.list.iter().map(|(t, _)| *t).collect();
-                Ok(CollectivePending::new(op, self, stream, &marker, trackers))
+                Ok(CollectivePending::new(op, self, stream, marker, trackers))
             }
             Err(error) => {
                 if called.get() {

@@ -6,7 +6,7 @@ use crate::deferred;
 use crate::error::{HcclError, Result};
 use crate::few::Few;
 use crate::hccl::Communicator;
-use crate::lane::QueuedAt;
+use crate::lane::Launch;
 use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
@@ -55,7 +55,7 @@ impl<'a> CollectivePending<'a> {
         op: &'static str,
         comm: &'a Communicator,
         stream: &'a Stream,
-        marker: &QueuedAt,
+        marker: Launch<'_>,
         trackers: Few<&'a UseTracker>,
     ) -> Self {
         CollectivePending {

@@ -63,14 +63,20 @@ pub(crate) fn bytes_for<T>(len: usize) -> Result<usize> {
 }
 
 /// Checks that a copy moves whole buffers of equal length.
+#[inline]
 pub(crate) fn same_len(what: &str, src: usize, dst: usize) -> Result<()> {
     if src == dst {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "{what}: source has {src} elements but destination has {dst}; slice one side to match"
-        )))
+        unequal_len(what, src, dst)
     }
+}
+
+#[cold]
+fn unequal_len(what: &str, src: usize, dst: usize) -> Result<()> {
+    Err(Error::invalid(format!(
+        "{what}: source has {src} elements but destination has {dst}; slice one side to match"
+    )))
 }
 
 /// Resolves a range against `len`, without panicking.

@@ -196,14 +196,18 @@ pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
 }
 
 /// Checks that `parts` lives on the device of `ctx`.
+#[inline]
 pub(crate) fn same_device(what: &str, parts: &RawParts<'_>, ctx: &Context) -> Result<()> {
     if parts.ctx.device_id() == ctx.device_id() {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "{what}: the memory is on device {} but the stream is on device {}",
-            parts.ctx.device_id(),
-            ctx.device_id()
-        )))
+        other_device(what, parts.ctx.device_id(), ctx.device_id())
     }
+}
+
+#[cold]
+fn other_device(what: &str, memory: u32, stream: u32) -> Result<()> {
+    Err(Error::invalid(format!(
+        "{what}: the memory is on device {memory} but the stream is on device {stream}"
+    )))
 }

@@ -9,7 +9,10 @@ use crate::ops::{Prepared, Tensor, TensorMut};
 use ascendcl_sys::Aclnn;
 
 /// Stride, padding and dilation of a convolution or pooling, one value per
-/// spatial dimension (2 for images).
+/// spatial dimension (1 for NCL, 2 for images, 3 for NCDHW volumes). A 2-D
+/// convolution also takes four padding entries `[top, bottom, left, right]`
+/// (a 1-D direct one two, `[left, right]`); a 3-D one takes exactly three,
+/// each padding both sides of its dimension.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
     /// Step between windows.
@@ -27,6 +30,15 @@ impl Window {
             stride: vec![stride; 2],
             padding: vec![padding; 2],
             dilation: vec![1; 2],
+        }
+    }
+
+    /// Stride `s`, padding `p`, dilation 1, in three dimensions (conv3d).
+    pub fn cube(stride: i64, padding: i64) -> Window {
+        Window {
+            stride: vec![stride; 3],
+            padding: vec![padding; 3],
+            dilation: vec![1; 3],
         }
     }
 }
@@ -75,8 +87,11 @@ pub(crate) fn check_mask(op: &str, mask: GradMask, outs: [bool; 3]) -> Result<()
     Ok(())
 }
 
-/// N-d convolution (`aclnnConvolution`): NCL/NCHW input, `[out, in/groups,
-/// k..]` weight, optional bias, no transposition.
+/// 1-, 2- or 3-D convolution (`aclnnConvolution`): NCL, NCHW or NCDHW input,
+/// `[out, in/groups, k..]` weight of the input's rank, optional bias, no
+/// transposition. f32, f16 or bf16. The operator checks the ranks and the
+/// window's lengths (one entry per spatial dimension; see [`Window`]): a
+/// mismatch is an [`Error`] from phase 1, before any launch.
 #[allow(clippy::too_many_arguments)]
 pub fn convolution<'a>(
     input: &Tensor<'a>,
@@ -102,8 +117,11 @@ pub fn convolution<'a>(
 
 /// Transposed convolution (`aclnnConvolution` with `transposed`): the
 /// gradient of a convolution with respect to its input, as an operator;
-/// weight `[in, out/groups, k..]`; `output_padding` adds to one side of
-/// each output dimension.
+/// weight `[in, out/groups, k..]`; `output_padding` (one entry per spatial
+/// dimension) adds to one side of each output dimension. 1-, 2- or 3-D; a
+/// 2-D one also takes four padding entries, 1-D and 3-D one per dimension.
+/// For 3-D, CANN also wants `(k - 1)·dilation - padding` of the last two
+/// dimensions in `0..=255`.
 #[allow(clippy::too_many_arguments)]
 pub fn convolution_transposed<'a>(
     input: &Tensor<'a>,
@@ -173,7 +191,8 @@ pub struct ConvGrads<'a> {
 /// The convolution's gradients (`aclnnConvolutionBackward`). `groups` is a
 /// 32-bit `int` in this C function (unlike the forward's `int64_t`): a value
 /// that does not fit is refused before the call. `bias_sizes` is the bias
-/// shape (`[out_channels]`) when the bias gradient is wanted.
+/// shape (`[out_channels]`) when the bias gradient is wanted. 1-, 2- or 3-D
+/// (NCL, NCHW, NCDHW), as [`convolution`].
 #[allow(clippy::too_many_arguments)]
 pub fn convolution_backward<'a>(
     grad_output: &Tensor<'a>,
@@ -208,7 +227,8 @@ pub fn convolution_backward<'a>(
     )
 }
 
-/// The gradients of a [`convolution_transposed`].
+/// The gradients of a [`convolution_transposed`], 1-, 2- or 3-D; for 3-D,
+/// CANN's backward wants each `output_padding` entry below its stride.
 #[allow(clippy::too_many_arguments)]
 pub fn convolution_transposed_backward<'a>(
     grad_output: &Tensor<'a>,

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use crate::deferred;
 use crate::error::Result;
 use crate::few::Few;
-use crate::lane::QueuedAt;
+use crate::lane::Launch;
 use crate::queued::Queued;
 use crate::stream::Stream;
 use crate::tracker::UseTracker;
@@ -49,7 +49,7 @@ impl<'a> OpPending<'a> {
     pub(crate) fn new(
         op: &'static str,
         stream: &'a Stream,
-        marker: &QueuedAt,
+        marker: Launch<'_>,
         trackers: Few<&'a UseTracker>,
     ) -> Self {
         OpPending {

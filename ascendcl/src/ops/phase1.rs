@@ -328,10 +328,12 @@ impl<'a> Phase1<'a> {
             *mut *mut aclOpExecutor,
         ) -> std::result::Result<aclnnStatus, SymbolError>,
     ) -> Result<Prepared<'a>> {
-        let (aclnn, function) = (self.aclnn, phase1_name(self.op));
-        self.finish(Phase2::Aclnn(phase2), function, |ws, ex| {
-            call(aclnn, ws, ex)
-        })
+        let (aclnn, op) = (self.aclnn, self.op);
+        self.finish(
+            Phase2::Aclnn(phase2),
+            || phase1_name(op),
+            |ws, ex| call(aclnn, ws, ex),
+        )
     }
 
     /// [`run`](Self::run) for a DVPP operator of `dvpp` (started with
@@ -346,16 +348,20 @@ impl<'a> Phase1<'a> {
             *mut *mut aclOpExecutor,
         ) -> std::result::Result<acldvppStatus, SymbolError>,
     ) -> Result<Prepared<'a>> {
-        let function = crate::dvpp::function_name(self.op, "GetWorkspaceSize");
+        let op = self.op;
+        let function = || crate::dvpp::function_name(op, "GetWorkspaceSize");
         self.finish(Phase2::Dvpp(dvpp, phase2), function, |ws, ex| {
             call(dvpp, ws, ex)
         })
     }
 
+    /// `function` names the phase-1 function for an error report; it is
+    /// looked up only then (a search of the function list: never on the
+    /// launch path).
     fn finish(
         self,
         phase2: Phase2,
-        function: &'static str,
+        function: impl FnOnce() -> &'static str,
         call: impl FnOnce(*mut u64, *mut *mut aclOpExecutor) -> std::result::Result<i32, SymbolError>,
     ) -> Result<Prepared<'a>> {
         self.ctx.bind()?;
@@ -363,11 +369,12 @@ impl<'a> Phase1<'a> {
         let mut executor: *mut aclOpExecutor = std::ptr::null_mut();
         let status = call(&mut workspace_size, &mut executor)?;
         if status != 0 {
-            return Err(AclError::new(status, function, recent_message(self.ctx.lib())).into());
+            return Err(AclError::new(status, function(), recent_message(self.ctx.lib())).into());
         }
         if executor.is_null() {
             return Err(Error::InvalidState(format!(
-                "{function} succeeded without an executor"
+                "{} succeeded without an executor",
+                function()
             )));
         }
         Ok(Prepared::new(self, phase2, executor, workspace_size))

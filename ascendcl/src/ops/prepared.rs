@@ -9,7 +9,7 @@ use ascendcl_sys::{Aclnn, aclOpExecutor};
 use crate::call::recent_message;
 use crate::error::{AclError, Error, Result};
 use crate::few::Few;
-use crate::lane::QueuedAt;
+use crate::lane::Launch;
 use crate::memory::DeviceSlice;
 use crate::memory::sealed::Sealed;
 use crate::ops::DType;
@@ -169,7 +169,7 @@ impl<'a> Prepared<'a> {
             return Err(error);
         }
         let (marker, trackers) = result.unwrap_or_else(|_| unreachable!());
-        Ok(OpPending::new(self.op, stream, &marker, trackers))
+        Ok(OpPending::new(self.op, stream, marker, trackers))
     }
 }
 
@@ -223,7 +223,8 @@ pub(crate) struct LaunchArgs<'s, 'a> {
 
 /// A launch's marker and the trackers that learned it, or the error and
 /// whether phase 2 was called.
-pub(crate) type Launched<'a> = std::result::Result<(QueuedAt, Few<&'a UseTracker>), (Error, bool)>;
+pub(crate) type Launched<'a> =
+    std::result::Result<(Launch<'a>, Few<&'a UseTracker>), (Error, bool)>;
 
 /// The launch itself. On error, says whether phase 2 was called (a
 /// single-use executor is then gone: nnopbase deletes it after the run

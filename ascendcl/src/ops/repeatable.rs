@@ -213,8 +213,8 @@ impl Repeatable {
                 return Err(error);
             }
         };
-        self.launches.push(marker.clone());
-        Ok(OpPending::new(self.op, stream, &marker, trackers))
+        self.launches.push(marker.to_queued_at());
+        Ok(OpPending::new(self.op, stream, marker, trackers))
     }
 
     fn check(

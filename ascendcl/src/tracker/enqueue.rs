@@ -8,7 +8,7 @@ use crate::call::check;
 use crate::error::Result;
 use crate::event::TailEvent;
 use crate::few::Few;
-use crate::lane::QueuedAt;
+use crate::lane::Launch;
 use crate::stream::Stream;
 use crate::tracker::uses::QueuedUse;
 use crate::tracker::{Access, Use, UseTracker};
@@ -51,13 +51,13 @@ pub(crate) enum FailedLaunch {
 /// work is remembered like a successful one.
 ///
 /// [`Lane::queue`]: crate::lane::Lane::queue
-pub(crate) fn enqueue(
-    stream: &Stream,
+pub(crate) fn enqueue<'s>(
+    stream: &'s Stream,
     raw: aclrtStream,
     touches: &[(&UseTracker, Access)],
     failed_launch: FailedLaunch,
     queue: impl FnOnce(&'static Library, aclrtStream) -> Result<()>,
-) -> Result<QueuedAt> {
+) -> Result<Launch<'s>> {
     stream.check_trackable()?;
     stream.refuse_while_capturing("tracked work")?;
     let ctx = stream.context();
@@ -127,7 +127,7 @@ pub(crate) fn enqueue(
     };
     if maybe_queued {
         for (set, &(_, access)) in sets.iter_mut().zip(&entries) {
-            set.record(access, at.clone());
+            set.record(access, at);
         }
     }
     for (set, (tracker, _)) in sets.iter().zip(&entries) {

@@ -66,7 +66,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::error::Result;
-use crate::lane::QueuedAt;
+use crate::lane::{Launch, QueuedAt};
 
 pub(crate) use enqueue::{FailedLaunch, enqueue};
 pub(crate) use uses::Access;
@@ -88,6 +88,27 @@ impl QueuedUse for QueuedAt {
     fn is_complete(&self) -> bool {
         self.is_known_complete()
     }
+
+    type Fresh<'a> = Launch<'a>;
+
+    fn fresh_stream(fresh: Launch<'_>) -> Option<u64> {
+        Some(fresh.lane.stream_id)
+    }
+
+    fn keep(fresh: Launch<'_>) -> QueuedAt {
+        fresh.to_queued_at()
+    }
+
+    #[inline]
+    fn become_later(&mut self, later: Launch<'_>) {
+        if Arc::ptr_eq(&self.lane, later.lane) {
+            // No handle taken or dropped: a steady loop on one stream
+            // touches no reference count here.
+            self.position = later.position;
+        } else {
+            *self = later.to_queued_at();
+        }
+    }
 }
 
 /// The queued uses of one piece of memory.
@@ -107,11 +128,13 @@ impl std::fmt::Debug for UseTracker {
 }
 
 impl UseTracker {
+    #[inline]
     fn lock(&self) -> MutexGuard<'_, UseSet<Use>> {
         self.uses.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Publishes whether the set is empty; called with the lock held.
+    #[inline]
     fn publish(&self, set: &UseSet<Use>) {
         self.maybe_pending.store(!set.is_empty(), Ordering::Release);
     }

@@ -16,6 +16,15 @@ pub(crate) enum Access {
 
 /// One queued use, as the set needs to see it.
 pub(crate) trait QueuedUse: Clone {
+    /// A use just queued, before a set keeps it: borrowed, so that moving a
+    /// kept use forward in place takes no handle.
+    type Fresh<'a>: Copy
+    where
+        Self: 'a;
+    /// The stream of a fresh use (as [`QueuedUse::stream`]).
+    fn fresh_stream(fresh: Self::Fresh<'_>) -> Option<u64>;
+    /// The use a set keeps for `fresh`.
+    fn keep(fresh: Self::Fresh<'_>) -> Self;
     /// The stream whose order the use is in, if known. A use without a
     /// stream (work that could not be marked) is never covered by stream
     /// order and must always be waited for.
@@ -25,6 +34,10 @@ pub(crate) trait QueuedUse: Clone {
     /// Whether the use is proven finished now, without waiting (a query
     /// that fails proves nothing: false).
     fn is_complete(&self) -> bool;
+    /// Becomes `later`, a later use on the same stream, reusing what it can
+    /// of `self` (the same as `*self = Self::keep(later)`, without taking a
+    /// handle where the two share their stream's).
+    fn become_later(&mut self, later: Self::Fresh<'_>);
 }
 
 /// The uses of one piece of memory that may still run.
@@ -84,31 +97,42 @@ impl<U: QueuedUse> UseSet<U> {
     /// Records `new`, queued after every conflicting use on another stream
     /// had been made to precede it (by an event wait, a host wait
     /// or stream order).
-    pub(crate) fn record(&mut self, access: Access, new: U) {
+    pub(crate) fn record(&mut self, access: Access, new: U::Fresh<'_>) {
+        let stream = U::fresh_stream(new);
         match access {
             Access::Read => {
-                let stream = new.stream();
-                let before = self.reads.len();
-                if stream.is_some() {
-                    self.reads.retain(|u| u.stream() != stream);
+                // At most one read per stream is kept (only this pushes to
+                // `reads`), so the later read takes that one's place.
+                let same =
+                    stream.and_then(|s| self.reads.iter().position(|u| u.stream() == Some(s)));
+                match same {
+                    Some(i) => self.reads[i].become_later(new),
+                    None => {
+                        // A stream not seen before: forget the reads that
+                        // have finished, so that a buffer read from many
+                        // short-lived streams keeps one use (and one event)
+                        // per stream with unfinished work, not per stream
+                        // ever used. Only this path queries, so a steady
+                        // loop makes no extra call.
+                        self.reads.retain(|u| !u.is_complete());
+                        self.reads.push(U::keep(new));
+                    }
                 }
-                if self.reads.len() == before {
-                    // A stream not seen before: forget the reads that have
-                    // finished, so that a buffer read from many short-lived
-                    // streams keeps one use (and one event) per stream with
-                    // unfinished work, not per stream ever used. Only this
-                    // path queries, so a steady loop makes no extra call.
-                    self.reads.retain(|u| !u.is_complete());
-                }
-                self.reads.push(new);
             }
             Access::Write => {
-                if new.stream().is_some() {
-                    // `new` follows every earlier use, so it stands for them.
-                    self.reads.clear();
-                    self.writes.clear();
+                if stream.is_none() {
+                    self.writes.push(U::keep(new));
+                    return;
                 }
-                self.writes.push(new);
+                // `new` follows every earlier use, so it stands for them.
+                self.reads.clear();
+                match &mut self.writes[..] {
+                    [only] if only.stream() == stream => only.become_later(new),
+                    _ => {
+                        self.writes.clear();
+                        self.writes.push(U::keep(new));
+                    }
+                }
             }
         }
     }

@@ -61,6 +61,16 @@ impl QueuedUse for FakeUse {
     fn is_complete(&self) -> bool {
         false
     }
+    type Fresh<'a> = &'a FakeUse;
+    fn fresh_stream(fresh: &FakeUse) -> Option<u64> {
+        Some(fresh.stream)
+    }
+    fn keep(fresh: &FakeUse) -> FakeUse {
+        fresh.clone()
+    }
+    fn become_later(&mut self, later: &FakeUse) {
+        *self = later.clone();
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -310,7 +320,7 @@ impl World {
     fn store(&mut self, op: usize) {
         let u = self.use_of(op);
         for (b, a) in self.ops[op].touches.clone() {
-            self.trackers[b].record(a, u.clone());
+            self.trackers[b].record(a, &u);
         }
     }
 

@@ -36,10 +36,10 @@ impl Tracker {
         }
     }
 
-    pub(super) fn record(&mut self, access: Access, new: FakeUse) {
+    pub(super) fn record(&mut self, access: Access, new: &FakeUse) {
         match self {
             Tracker::Current(set) => set.record(access, new),
-            Tracker::Previous(last) => *last = Some(new),
+            Tracker::Previous(last) => *last = Some(new.clone()),
         }
     }
 
