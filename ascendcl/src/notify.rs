@@ -122,7 +122,7 @@ impl Notify {
             FailedLaunch::NothingQueued,
             |lib, s| check(lib, call, f(lib, s)),
         )?;
-        Ok(crate::queued::detached(stream, &at))
+        Ok(crate::queued::detached(stream, at))
     }
 }
 
