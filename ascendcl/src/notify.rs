@@ -166,6 +166,11 @@ impl Stream {
     /// below `u32::MAX`), `None` for no limit; a wait that times out fails
     /// the stream, reported by its next synchronize. Returns the wait's
     /// handle.
+    ///
+    /// A wait whose record never comes holds the stream for ever (or until
+    /// its timeout): everything that waits for that stream's work (its
+    /// synchronize, a host access to a buffer it uses, dropping the notify)
+    /// then waits too. Queue the record first, or give a timeout.
     pub fn wait_notify(&self, notify: &Notify, timeout: Option<Duration>) -> Result<Detached> {
         let secs = match timeout {
             None => 0,
