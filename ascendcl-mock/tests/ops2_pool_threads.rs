@@ -108,7 +108,10 @@ fn threaded_pooling_planes_give_the_reference_bits() {
                         n, 0,
                         "max pool {k}, kernel {which}, dtype {dt}, corrupt {corrupt}, {threads} threads: {n}"
                     );
-                    assert_eq!(bad > 0, corrupt && out[0] * out[1] * input[0] * input[1] > 6);
+                    assert_eq!(
+                        bad > 0,
+                        corrupt && out[0] * out[1] * input[0] * input[1] > 6
+                    );
                 }
             }
         }
