@@ -38,7 +38,7 @@ typedef struct job {
     void (*unit)(const struct job *, int64_t);
 } job;
 
-static void conv_unit(const void *ctx, int64_t u)
+static inline void conv_unit(const void *ctx, int64_t u)
 {
     const job *j = ctx;
     j->unit(j, u);
