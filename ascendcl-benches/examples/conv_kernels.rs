@@ -1,5 +1,5 @@
 //! Wall time of the mock's convolution kernels: the sequential reference
-//! nest (`ASCENDCL_MOCK_CONV_THREADS=0`) against the new cores on one thread
+//! nest (`ASCENDCL_MOCK_KERNEL_THREADS=0`) against the new cores on one thread
 //! (`=1`: the loop orders alone) and threaded (unset: one thread per online
 //! CPU), side by side in one process, printing JSON (one object per row)
 //! with the median milliseconds per launch, launch to synchronize, of each.
@@ -106,8 +106,8 @@ fn set_threads(value: Option<&str>) {
     // environment (at kernel start), is idle.
     unsafe {
         match value {
-            Some(v) => std::env::set_var("ASCENDCL_MOCK_CONV_THREADS", v),
-            None => std::env::remove_var("ASCENDCL_MOCK_CONV_THREADS"),
+            Some(v) => std::env::set_var("ASCENDCL_MOCK_KERNEL_THREADS", v),
+            None => std::env::remove_var("ASCENDCL_MOCK_KERNEL_THREADS"),
         }
     }
 }

@@ -20,9 +20,11 @@
  * unwritten (:104-108, :1009-1013); K = 0 gives zeros.
  * The kernel accumulates in f32 in a plain k-loop and rounds once into out's
  * dtype, whatever cubeMathType asks (a card may compute f32 as HF32 with 1
- * or 3, or in f16 with 2).
+ * or 3, or in f16 with 2). The loops are op_matmul_kernel.c's (threaded,
+ * or the sequential reference with ASCENDCL_MOCK_KERNEL_THREADS=0).
  */
 #include "op_internal.h"
+#include "op_matmul_kernel.h"
 
 #include <stdlib.h>
 
@@ -39,21 +41,21 @@ static void k_batch_matmul(const mk_job *j, void *const *bufs)
     int64_t nb = o->dims[0], m = o->dims[1], n = o->dims[2], k = a->dims[2];
     /* a batch dim of 1 repeats (stride 0) */
     int64_t sab = a->dims[0] == 1 ? 0 : a->strides[0], sbb = b->dims[0] == 1 ? 0 : b->strides[0];
-    if (!ob) {
+    int64_t *offs = ob && nb > 0 ? malloc((size_t)nb * 3 * sizeof(int64_t)) : NULL;
+    if (!offs) {
         return;
     }
     for (int64_t bi = 0; bi < nb; bi++) {
-        for (int64_t i = 0; i < m; i++) {
-            for (int64_t c = 0; c < n; c++) {
-                float acc = 0.0f;
-                for (int64_t q = 0; q < k; q++) {
-                    acc += mk_ldf(ab, a->dtype, bi * sab + i * a->strides[1] + q * a->strides[2]) *
-                           mk_ldf(bb, b->dtype, bi * sbb + q * b->strides[1] + c * b->strides[2]);
-                }
-                mk_stf(ob, o->dtype, bi * o->strides[0] + i * o->strides[1] + c * o->strides[2], acc);
-            }
-        }
+        offs[bi] = bi * sab;
+        offs[nb + bi] = bi * sbb;
+        offs[2 * nb + bi] = bi * o->strides[0];
     }
+    mm_args x = {.a = ab, .b = bb, .out = ob, .adt = a->dtype, .bdt = b->dtype, .odt = o->dtype, .offa = offs,
+                 .offb = offs + nb, .offo = offs + 2 * nb, .nb = nb, .m = m, .n = n, .k = k,
+                 .sam = a->strides[1], .sak = a->strides[2], .sbk = b->strides[1], .sbn = b->strides[2],
+                 .som = o->strides[1], .son = o->strides[2]};
+    mm_run(&x);
+    free(offs);
 }
 
 OPS_EXPORT aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,

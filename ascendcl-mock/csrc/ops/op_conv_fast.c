@@ -28,58 +28,15 @@
  * added (no fused multiply-add on the x86-64 baseline this is built for;
  * both files are compiled with the same flags).
  *
- * ASCENDCL_MOCK_CONV_THREADS: unset or empty, one thread per online CPU
- * (at most 64); N >= 1, N threads; 0, the sequential reference nest. Read
- * at every launch. aclmockop_conv_kernels_differ (op_conv_check.c, a test
+ * The thread count is mk_kernel_threads()'s (op_parallel.h:
+ * ASCENDCL_MOCK_KERNEL_THREADS, or its alias ASCENDCL_MOCK_CONV_THREADS;
+ * 0 selects the sequential reference nest), read at every launch; the units
+ * run on the shared runner mk_run_units (op_parallel.c). aclmockop_conv_kernels_differ (op_conv_check.c, a test
  * hook) compares the two on random doubles.
  */
 #include "op_conv_fast.h"
 
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* 0: use the reference; else the thread count. */
-static int conv_threads(void)
-{
-    const char *v = getenv("ASCENDCL_MOCK_CONV_THREADS");
-    if (v && *v) {
-        long n = strtol(v, NULL, 10);
-        return n <= 0 ? 0 : n > CONV_MAX_THREADS ? CONV_MAX_THREADS : (int)n;
-    }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > CONV_MAX_THREADS ? CONV_MAX_THREADS : (int)n;
-}
-
-static void *worker(void *arg)
-{
-    job *j = arg;
-    for (;;) {
-        int64_t u = atomic_fetch_add(&j->next, 1);
-        if (u >= j->units) {
-            return NULL;
-        }
-        j->unit(j, u);
-    }
-}
-
-void conv_run_units(job *j, int threads)
-{
-    pthread_t t[CONV_MAX_THREADS];
-    int made = 0;
-    atomic_init(&j->next, 0);
-    int64_t want = threads < j->units ? threads : j->units;
-    for (int64_t i = 1; i < want; i++) {
-        if (pthread_create(&t[made], NULL, worker, j) == 0) {
-            made++;
-        }
-    }
-    worker(j);
-    for (int i = 0; i < made; i++) {
-        pthread_join(t[i], NULL);
-    }
-}
 
 /* The rows of one array (with their weight rows at kw = 0) that add into
  * one row of the other, in the reference's order: for a row of s the b
@@ -327,7 +284,7 @@ void conv_scatter_mt(const double *s, const int64_t *sd, const double *w, const 
 void conv_gather(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
                  const int64_t *sd, double *s)
 {
-    int threads = conv_threads();
+    int threads = mk_kernel_threads();
     if (threads) {
         conv_gather_mt(b, bd, w, wd, g, sd, s, threads);
     } else {
@@ -338,7 +295,7 @@ void conv_gather(const double *b, const int64_t *bd, const double *w, const int6
 void conv_scatter(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,
                   const int64_t *bd, double *b)
 {
-    int threads = conv_threads();
+    int threads = mk_kernel_threads();
     if (threads) {
         conv_scatter_mt(s, sd, w, wd, g, bd, b, threads);
     } else {
@@ -349,7 +306,7 @@ void conv_scatter(const double *s, const int64_t *sd, const double *w, const int
 void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64_t *sd, const conv_geom *g,
                 const int64_t *wd, double *dw)
 {
-    int threads = conv_threads();
+    int threads = mk_kernel_threads();
     if (threads) {
         conv_wgrad_mt(b, bd, s, sd, g, wd, dw, threads);
     } else {

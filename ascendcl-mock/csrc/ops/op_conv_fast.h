@@ -8,8 +8,7 @@
 #define OP_CONV_FAST_H
 
 #include "op_internal.h"
-
-#include <stdatomic.h>
+#include "op_parallel.h"
 
 /* The inner loops run over independent output elements: vectorizing them
  * keeps every element's order of additions (GCC only reassociates a
@@ -29,8 +28,6 @@
 
 #define IDX5(x, n, c, d, h, w) ((((((n) * (x)[1] + (c)) * (x)[2] + (d)) * (x)[3] + (h)) * (x)[4]) + (w))
 
-enum { CONV_MAX_THREADS = 64 };
-
 /* Units of work 0..units-1, each writing outputs no other unit writes. */
 typedef struct job {
     const double *b, *s, *w;
@@ -38,14 +35,17 @@ typedef struct job {
     const int64_t *bd, *sd, *wd;
     const conv_geom *g;
     int64_t units;
-    atomic_llong next;
     void (*unit)(const struct job *, int64_t);
 } job;
 
-/* Runs every unit of j on up to `threads` threads, the caller among them.
- * Which thread runs a unit does not change its result; a thread that cannot
- * be created leaves its share to the others. */
-void conv_run_units(job *j, int threads);
+static inline void conv_unit(const void *ctx, int64_t u)
+{
+    const job *j = ctx;
+    j->unit(j, u);
+}
+
+/* Runs every unit of j on up to `threads` threads (mk_run_units). */
+static inline void conv_run_units(job *j, int threads) { mk_run_units(j->units, threads, conv_unit, j); }
 
 /* First and last o in [0, count) with lo <= o*step + off <= hi; false if none. */
 static inline bool conv_span(int64_t off, int64_t step, int64_t lo, int64_t hi, int64_t count, int64_t *first,

@@ -109,7 +109,8 @@ void conv_wgrad(const double *b, const int64_t *bd, const double *s, const int64
                 const int64_t *wd, double *dw);
 /* The same three as one sequential loop nest (op_conv_kernels.c): the
  * reference the threaded cores (op_conv_fast.c) match bit for bit, run
- * when ASCENDCL_MOCK_CONV_THREADS is 0. */
+ * when ASCENDCL_MOCK_KERNEL_THREADS (or its alias ASCENDCL_MOCK_CONV_THREADS)
+ * is 0. */
 void conv_gather_ref(const double *b, const int64_t *bd, const double *w, const int64_t *wd, const conv_geom *g,
                      const int64_t *sd, double *s);
 void conv_scatter_ref(const double *s, const int64_t *sd, const double *w, const int64_t *wd, const conv_geom *g,

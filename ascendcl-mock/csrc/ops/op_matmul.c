@@ -16,8 +16,12 @@
  * USE_FP16), f16 with bf16 to f32. The kernels read each input in its own
  * dtype and accumulate in f32, which is that promotion for every case but
  * USE_FP16's f16 one.
+ *
+ * The loops are op_matmul_kernel.c's (mm_run: threaded, or the sequential
+ * reference with ASCENDCL_MOCK_KERNEL_THREADS=0, the same bits).
  */
 #include "op_internal.h"
+#include "op_matmul_kernel.h"
 
 #include <stdlib.h>
 
@@ -66,26 +70,11 @@ static void k_matmul(const mk_job *j, void *const *bufs)
         int64_t mn[2] = {m, n};
         offs = bcast_offsets(s, mn, 2);
     }
-    for (int64_t bi = 0; bi < nb; bi++) {
-        for (int64_t i = 0; i < m; i++) {
-            for (int64_t c = 0; c < n; c++) {
-                float acc = 0.0f;
-                for (int64_t q = 0; q < k; q++) {
-                    acc += mk_ldf(ab, a->dtype, offa[bi] + i * sam + q * sak) *
-                           mk_ldf(bb, b->dtype, offb[bi] + q * sbk + c * sbn);
-                }
-                float r = acc;
-                if (s) {
-                    r = alpha * acc;
-                    /* beta == 0 ignores self (nan and inf included), as PyTorch's addmm */
-                    if (beta != 0.0f && offs && sb) {
-                        r += beta * mk_ldf(sb, s->dtype, offs[i * n + c]);
-                    }
-                }
-                mk_stf(ob, o->dtype, offo[bi] + i * som + c * son, r);
-            }
-        }
-    }
+    mm_args x = {.a = ab, .b = bb, .self = sb, .out = ob, .adt = a->dtype, .bdt = b->dtype, .odt = o->dtype,
+                 .sdt = s ? s->dtype : 0, .offa = offa, .offb = offb, .offo = offo, .offs = offs, .nb = nb, .m = m,
+                 .n = n, .k = k, .sam = sam, .sak = sak, .sbk = sbk, .sbn = sbn, .som = som, .son = son,
+                 .has_self = s != NULL, .alpha = alpha, .beta = beta};
+    mm_run(&x);
     free(offs);
 out:
     free(offa);

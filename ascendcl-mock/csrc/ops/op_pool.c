@@ -36,8 +36,12 @@
  * its (n, c) plane cannot come from the forward; a card's kernel would write
  * where it points (out of bounds). The mock counts it as misuse
  * (mk_index_misuse) and skips it.
+ * Both kernels run plane by plane (op_pool_planes.c: threaded, or in (n, c)
+ * order with ASCENDCL_MOCK_KERNEL_THREADS=0; the same bits).
  */
 #include "op_internal.h"
+#include "op_parallel.h"
+#include "op_pool_planes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -140,87 +144,107 @@ static void put_attrs(mk_job *j, const pool_attr *a)
     j->ip[IP_DW] = a->dw;
 }
 
-static void k_max_pool(const mk_job *j, void *const *bufs)
+/* One (n, c) plane of out and indices. */
+void max_pool_plane(const pool_job *pj, int64_t n, int64_t c, double *scratch, int64_t *bad, int64_t *first)
 {
-    mk_view x = as_nchw(&j->slot[j->ip[IP_X]]), o = as_nchw(&j->slot[j->ip[IP_OUT]]);
-    mk_view ix = as_nchw(&j->slot[j->ip[IP_IDX]]);
-    const void *xb = bufs[j->ip[IP_X]];
-    void *ob = bufs[j->ip[IP_OUT]], *ib = bufs[j->ip[IP_IDX]];
-    const int64_t *q = j->ip;
-    int64_t H = x.dims[2], W = x.dims[3];
-    for (int64_t n = 0; n < o.dims[0]; n++) {
-        for (int64_t c = 0; c < o.dims[1]; c++) {
-            for (int64_t oh = 0; oh < o.dims[2]; oh++) {
-                for (int64_t ow = 0; ow < o.dims[3]; ow++) {
-                    int64_t hs = oh * q[IP_SH] - q[IP_PH], ws = ow * q[IP_SW] - q[IP_PW];
-                    int64_t he = hs + (q[IP_KH] - 1) * q[IP_DH] + 1, we = ws + (q[IP_KW] - 1) * q[IP_DW] + 1;
-                    he = he < H ? he : H;
-                    we = we < W ? we : W;
-                    while (hs < 0) {
-                        hs += q[IP_DH];
-                    }
-                    while (ws < 0) {
-                        ws += q[IP_DW];
-                    }
-                    int64_t best = hs * W + ws;
-                    double mx = -INFINITY;
-                    for (int64_t h = hs; h < he; h += q[IP_DH]) {
-                        for (int64_t w = ws; w < we; w += q[IP_DW]) {
-                            double v = mk_ldd(xb, x.dtype, off4(&x, n, c, h, w));
-                            if (v > mx || isnan(v)) {
-                                mx = v;
-                                best = h * W + w;
-                            }
-                        }
-                    }
-                    if (ob) {
-                        mk_std(ob, o.dtype, off4(&o, n, c, oh, ow), mx);
-                    }
-                    if (ib) {
-                        mk_sti(ib, ix.dtype, off4(&ix, n, c, oh, ow), best);
+    const mk_view *x = &pj->x, *o = &pj->o, *ix = &pj->ix;
+    int64_t H = x->dims[2], W = x->dims[3];
+    for (int64_t oh = 0; oh < o->dims[2]; oh++) {
+        for (int64_t ow = 0; ow < o->dims[3]; ow++) {
+            int64_t hs = oh * pj->sh - pj->ph, ws = ow * pj->sw - pj->pw;
+            int64_t he = hs + (pj->kh - 1) * pj->dh + 1, we = ws + (pj->kw - 1) * pj->dw + 1;
+            he = he < H ? he : H;
+            we = we < W ? we : W;
+            while (hs < 0) {
+                hs += pj->dh;
+            }
+            while (ws < 0) {
+                ws += pj->dw;
+            }
+            int64_t best = hs * W + ws;
+            double mx = -INFINITY;
+            for (int64_t h = hs; h < he; h += pj->dh) {
+                for (int64_t w = ws; w < we; w += pj->dw) {
+                    double v = mk_ldd(pj->xb, x->dtype, off4(x, n, c, h, w));
+                    if (v > mx || isnan(v)) {
+                        mx = v;
+                        best = h * W + w;
                     }
                 }
             }
+            if (pj->ob) {
+                mk_std(pj->ob, o->dtype, off4(o, n, c, oh, ow), mx);
+            }
+            if (pj->ixb) {
+                mk_sti(pj->ixb, ix->dtype, off4(ix, n, c, oh, ow), best);
+            }
+        }
+    }
+}
+
+static void attrs_to(pool_job *pj, const int64_t *q)
+{
+    pj->kh = q[IP_KH];
+    pj->kw = q[IP_KW];
+    pj->sh = q[IP_SH];
+    pj->sw = q[IP_SW];
+    pj->ph = q[IP_PH];
+    pj->pw = q[IP_PW];
+    pj->dh = q[IP_DH];
+    pj->dw = q[IP_DW];
+}
+
+static void k_max_pool(const mk_job *j, void *const *bufs)
+{
+    pool_job pj = {.x = as_nchw(&j->slot[j->ip[IP_X]]), .o = as_nchw(&j->slot[j->ip[IP_OUT]]),
+                   .ix = as_nchw(&j->slot[j->ip[IP_IDX]]), .xb = bufs[j->ip[IP_X]], .ob = bufs[j->ip[IP_OUT]],
+                   .ixb = bufs[j->ip[IP_IDX]], .plane = max_pool_plane};
+    attrs_to(&pj, j->ip);
+    pj.N = pj.o.dims[0];
+    pj.C = pj.o.dims[1];
+    int64_t bad, first;
+    pool_planes_run(&pj, mk_kernel_threads(), &bad, &first);
+}
+
+/* One (n, c) plane of gradInput: zeroed, then each gradOutput element of
+ * the plane added at its index, in (oh, ow) order. */
+void max_pool_backward_plane(const pool_job *pj, int64_t n, int64_t c, double *acc, int64_t *bad, int64_t *first)
+{
+    const mk_view *go = &pj->go, *ix = &pj->ix, *gi = &pj->gi;
+    int64_t H = gi->dims[2], W = gi->dims[3];
+    for (int64_t k = 0; k < H * W; k++) {
+        acc[k] = 0.0;
+    }
+    for (int64_t oh = 0; oh < go->dims[2]; oh++) {
+        for (int64_t ow = 0; ow < go->dims[3]; ow++) {
+            int64_t at = mk_ldi(pj->ib, ix->dtype, off4(ix, n, c, oh, ow));
+            if (at >= 0 && at < H * W) {
+                acc[at] += mk_ldd(pj->gob, go->dtype, off4(go, n, c, oh, ow));
+            } else {
+                *first = (*bad)++ == 0 ? at : *first;
+            }
+        }
+    }
+    for (int64_t h = 0; h < H; h++) {
+        for (int64_t w = 0; w < W; w++) {
+            mk_std(pj->gib, gi->dtype, off4(gi, n, c, h, w), acc[h * W + w]);
         }
     }
 }
 
 static void k_max_pool_backward(const mk_job *j, void *const *bufs)
 {
-    mk_view go = as_nchw(&j->slot[j->ip[IP_GO]]), ix = as_nchw(&j->slot[j->ip[IP_IDX]]);
-    mk_view gi = as_nchw(&j->slot[j->ip[IP_GI]]);
-    const void *gob = bufs[j->ip[IP_GO]], *ib = bufs[j->ip[IP_IDX]];
-    void *gib = bufs[j->ip[IP_GI]];
-    int64_t N = gi.dims[0], C = gi.dims[1], H = gi.dims[2], W = gi.dims[3];
-    double *acc = dzeros(H * W);
-    if (!gib || (!acc && H * W > 0)) {
-        free(acc);
+    pool_job pj = {.go = as_nchw(&j->slot[j->ip[IP_GO]]), .ix = as_nchw(&j->slot[j->ip[IP_IDX]]),
+                   .gi = as_nchw(&j->slot[j->ip[IP_GI]]), .gob = bufs[j->ip[IP_GO]], .ib = bufs[j->ip[IP_IDX]],
+                   .gib = bufs[j->ip[IP_GI]], .plane = max_pool_backward_plane};
+    int64_t H = pj.gi.dims[2], W = pj.gi.dims[3];
+    pj.N = pj.gi.dims[0];
+    pj.C = pj.gi.dims[1];
+    pj.scratch = H * W;
+    int64_t bad, first;
+    if (!pj.gib || !pool_planes_run(&pj, mk_kernel_threads(), &bad, &first)) {
         return;
     }
-    int64_t bad = 0, first = 0;
-    for (int64_t n = 0; n < N; n++) {
-        for (int64_t c = 0; c < C; c++) {
-            for (int64_t k = 0; k < H * W; k++) {
-                acc[k] = 0.0;
-            }
-            for (int64_t oh = 0; oh < go.dims[2]; oh++) {
-                for (int64_t ow = 0; ow < go.dims[3]; ow++) {
-                    int64_t at = mk_ldi(ib, ix.dtype, off4(&ix, n, c, oh, ow));
-                    if (at >= 0 && at < H * W) {
-                        acc[at] += mk_ldd(gob, go.dtype, off4(&go, n, c, oh, ow));
-                    } else {
-                        first = bad++ == 0 ? at : first;
-                    }
-                }
-            }
-            for (int64_t h = 0; h < H; h++) {
-                for (int64_t w = 0; w < W; w++) {
-                    mk_std(gib, gi.dtype, off4(&gi, n, c, h, w), acc[h * W + w]);
-                }
-            }
-        }
-    }
-    free(acc);
     if (bad) {
         mk_index_misuse("aclnnMaxPool2dWithIndicesBackward: %lld index(es) outside the %lld x %lld plane (first: %lld); "
                         "a card may write out of bounds",

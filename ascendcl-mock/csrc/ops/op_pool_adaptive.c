@@ -22,9 +22,13 @@
  * Bins are PyTorch's: output row i averages input rows
  * floor(i·H/OH) .. ceil((i+1)·H/OH) − 1 (likewise for columns), so bins may
  * overlap and differ in size. The backward adds gradOutput / bin area to
- * every input element of the bin. Sums in double.
+ * every input element of the bin. Sums in double. Both kernels run plane by
+ * plane (op_pool_planes.c: threaded, or in (n, c) order with
+ * ASCENDCL_MOCK_KERNEL_THREADS=0; the same bits).
  */
 #include "op_internal.h"
+#include "op_parallel.h"
+#include "op_pool_planes.h"
 
 #include <stdlib.h>
 
@@ -33,70 +37,79 @@ enum { IP_X, IP_OUT, IP_GO };
 static int64_t bin_start(int64_t i, int64_t in, int64_t out) { return (i * in) / out; }
 static int64_t bin_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
-static void k_adaptive_avg_pool(const mk_job *j, void *const *bufs)
+/* One (n, c) plane of out: each bin's sum in (h, w) order, in double. */
+void adaptive_avg_pool_plane(const pool_job *pj, int64_t n, int64_t c, double *scratch, int64_t *bad,
+                             int64_t *first)
 {
-    mk_view x = as_nchw(&j->slot[j->ip[IP_X]]), o = as_nchw(&j->slot[j->ip[IP_OUT]]);
-    const void *xb = bufs[j->ip[IP_X]];
-    void *ob = bufs[j->ip[IP_OUT]];
-    int64_t H = x.dims[2], W = x.dims[3], OH = o.dims[2], OW = o.dims[3];
-    if (!ob) {
-        return;
-    }
-    for (int64_t n = 0; n < o.dims[0]; n++) {
-        for (int64_t c = 0; c < o.dims[1]; c++) {
-            for (int64_t oh = 0; oh < OH; oh++) {
-                int64_t h0 = bin_start(oh, H, OH), h1 = bin_end(oh, H, OH);
-                for (int64_t ow = 0; ow < OW; ow++) {
-                    int64_t w0 = bin_start(ow, W, OW), w1 = bin_end(ow, W, OW);
-                    double s = 0.0;
-                    for (int64_t h = h0; h < h1; h++) {
-                        for (int64_t w = w0; w < w1; w++) {
-                            s += mk_ldd(xb, x.dtype, off4(&x, n, c, h, w));
-                        }
-                    }
-                    mk_std(ob, o.dtype, off4(&o, n, c, oh, ow), s / (double)((h1 - h0) * (w1 - w0)));
+    const mk_view *x = &pj->x, *o = &pj->o;
+    int64_t H = x->dims[2], W = x->dims[3], OH = o->dims[2], OW = o->dims[3];
+    for (int64_t oh = 0; oh < OH; oh++) {
+        int64_t h0 = bin_start(oh, H, OH), h1 = bin_end(oh, H, OH);
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t w0 = bin_start(ow, W, OW), w1 = bin_end(ow, W, OW);
+            double s = 0.0;
+            for (int64_t h = h0; h < h1; h++) {
+                for (int64_t w = w0; w < w1; w++) {
+                    s += mk_ldd(pj->xb, x->dtype, off4(x, n, c, h, w));
                 }
             }
+            mk_std(pj->ob, o->dtype, off4(o, n, c, oh, ow), s / (double)((h1 - h0) * (w1 - w0)));
+        }
+    }
+}
+
+static void k_adaptive_avg_pool(const mk_job *j, void *const *bufs)
+{
+    pool_job pj = {.x = as_nchw(&j->slot[j->ip[IP_X]]), .o = as_nchw(&j->slot[j->ip[IP_OUT]]),
+                   .xb = bufs[j->ip[IP_X]], .ob = bufs[j->ip[IP_OUT]], .plane = adaptive_avg_pool_plane};
+    pj.N = pj.o.dims[0];
+    pj.C = pj.o.dims[1];
+    int64_t bad, first;
+    if (pj.ob) {
+        pool_planes_run(&pj, mk_kernel_threads(), &bad, &first);
+    }
+}
+
+/* One (n, c) plane of gradInput: zeroed, then each gradOutput element of
+ * the plane, over its bin's area, added to the bin, in (oh, ow) order. */
+void adaptive_avg_pool_backward_plane(const pool_job *pj, int64_t n, int64_t c, double *acc, int64_t *bad,
+                                      int64_t *first)
+{
+    const mk_view *go = &pj->go, *gi = &pj->gi;
+    int64_t H = gi->dims[2], W = gi->dims[3], OH = go->dims[2], OW = go->dims[3];
+    for (int64_t k = 0; k < H * W; k++) {
+        acc[k] = 0.0;
+    }
+    for (int64_t oh = 0; oh < OH; oh++) {
+        int64_t h0 = bin_start(oh, H, OH), h1 = bin_end(oh, H, OH);
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t w0 = bin_start(ow, W, OW), w1 = bin_end(ow, W, OW);
+            double g = mk_ldd(pj->gob, go->dtype, off4(go, n, c, oh, ow)) / (double)((h1 - h0) * (w1 - w0));
+            for (int64_t h = h0; h < h1; h++) {
+                for (int64_t w = w0; w < w1; w++) {
+                    acc[h * W + w] += g;
+                }
+            }
+        }
+    }
+    for (int64_t h = 0; h < H; h++) {
+        for (int64_t w = 0; w < W; w++) {
+            mk_std(pj->gib, gi->dtype, off4(gi, n, c, h, w), acc[h * W + w]);
         }
     }
 }
 
 static void k_adaptive_avg_pool_backward(const mk_job *j, void *const *bufs)
 {
-    mk_view go = as_nchw(&j->slot[j->ip[IP_GO]]), gi = as_nchw(&j->slot[j->ip[IP_OUT]]);
-    const void *gob = bufs[j->ip[IP_GO]];
-    void *gib = bufs[j->ip[IP_OUT]];
-    int64_t H = gi.dims[2], W = gi.dims[3], OH = go.dims[2], OW = go.dims[3];
-    double *acc = dzeros(H * W);
-    if (!gib || (!acc && H * W > 0)) {
-        free(acc);
-        return;
+    pool_job pj = {.go = as_nchw(&j->slot[j->ip[IP_GO]]), .gi = as_nchw(&j->slot[j->ip[IP_OUT]]),
+                   .gob = bufs[j->ip[IP_GO]], .gib = bufs[j->ip[IP_OUT]], .plane = adaptive_avg_pool_backward_plane};
+    pj.N = pj.gi.dims[0];
+    pj.C = pj.gi.dims[1];
+    pj.scratch = pj.gi.dims[2] * pj.gi.dims[3];
+    int64_t bad, first;
+    if (pj.gib) {
+        pool_planes_run(&pj, mk_kernel_threads(), &bad, &first);
     }
-    for (int64_t n = 0; n < gi.dims[0]; n++) {
-        for (int64_t c = 0; c < gi.dims[1]; c++) {
-            for (int64_t k = 0; k < H * W; k++) {
-                acc[k] = 0.0;
-            }
-            for (int64_t oh = 0; oh < OH; oh++) {
-                int64_t h0 = bin_start(oh, H, OH), h1 = bin_end(oh, H, OH);
-                for (int64_t ow = 0; ow < OW; ow++) {
-                    int64_t w0 = bin_start(ow, W, OW), w1 = bin_end(ow, W, OW);
-                    double g = mk_ldd(gob, go.dtype, off4(&go, n, c, oh, ow)) / (double)((h1 - h0) * (w1 - w0));
-                    for (int64_t h = h0; h < h1; h++) {
-                        for (int64_t w = w0; w < w1; w++) {
-                            acc[h * W + w] += g;
-                        }
-                    }
-                }
-            }
-            for (int64_t h = 0; h < H; h++) {
-                for (int64_t w = 0; w < W; w++) {
-                    mk_std(gib, gi.dtype, off4(&gi, n, c, h, w), acc[h * W + w]);
-                }
-            }
-        }
-    }
-    free(acc);
 }
 
 /* out (or gradOutput) has self's rank and leading dims */
