@@ -56,14 +56,6 @@ impl<T> Few<T> {
             *self = Few::Heap(heap);
         }
     }
-
-    /// The items as a `Vec` (allocates only if they were inline).
-    pub(crate) fn into_vec(self) -> Vec<T> {
-        match self {
-            Few::Inline(inline) => inline.into_iter().collect(),
-            Few::Heap(heap) => heap,
-        }
-    }
 }
 
 impl<T> Default for Few<T> {
@@ -154,7 +146,6 @@ mod tests {
         few.push(9);
         assert!(matches!(few, Few::Heap(_)));
         assert_eq!(&few[..], &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        assert_eq!(few.into_vec(), (0..10).collect::<Vec<_>>());
     }
 
     #[test]
@@ -168,7 +159,9 @@ mod tests {
         }
         assert_eq!(Rc::strong_count(&item), 1);
         let few: Few<Rc<()>> = (0..3).map(|_| item.clone()).collect();
-        assert_eq!(few.into_vec().len(), 3);
+        assert_eq!(few.len(), 3);
+        assert_eq!(Rc::strong_count(&item), 4);
+        drop(few);
         assert_eq!(Rc::strong_count(&item), 1);
     }
 }

@@ -156,6 +156,7 @@ mod reduce_dims;
 mod repeatable;
 mod scalar;
 mod select;
+mod slots;
 mod split;
 pub(crate) mod tensor;
 mod unary;

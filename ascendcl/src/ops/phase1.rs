@@ -17,6 +17,7 @@ use crate::ops::descriptor::{
 };
 use crate::ops::prepared::{Prepared, Slot, SlotKind};
 use crate::ops::scalar::Scalar;
+use crate::ops::slots::Slots;
 use crate::ops::tensor::{Storage, Tensor, TensorMut};
 use crate::verified_names::VerifiedNames;
 
@@ -113,7 +114,7 @@ pub(crate) struct Phase1<'a> {
     pub(crate) arrays: Few<IntArrayDesc>,
     pub(crate) bool_arrays: Few<BoolArrayDesc>,
     pub(crate) lists: Few<TensorListDesc>,
-    pub(crate) slots: Few<Slot>,
+    pub(crate) slots: Slots,
 }
 
 impl<'a> Phase1<'a> {
@@ -133,7 +134,7 @@ impl<'a> Phase1<'a> {
             arrays: Few::new(),
             bool_arrays: Few::new(),
             lists: Few::new(),
-            slots: Few::new(),
+            slots: Slots::new(),
         })
     }
 
@@ -154,7 +155,7 @@ impl<'a> Phase1<'a> {
             arrays: Few::new(),
             bool_arrays: Few::new(),
             lists: Few::new(),
-            slots: Few::new(),
+            slots: Slots::new(),
         })
     }
 

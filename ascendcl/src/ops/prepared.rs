@@ -18,6 +18,7 @@ use crate::ops::descriptor::{
 };
 use crate::ops::pending::OpPending;
 use crate::ops::phase1::{Phase1, Phase2};
+use crate::ops::slots::Slots;
 use crate::ops::tensor::{Layout, Storage};
 use crate::ops::workspace::{Source, Workspace};
 use crate::stream::Stream;
@@ -85,7 +86,7 @@ pub struct Prepared<'a> {
     pub(crate) reads: Few<Storage<'a>>,
     pub(crate) writes: Few<Storage<'a>>,
     pub(crate) descriptors: Descriptors,
-    pub(crate) slots: Few<Slot>,
+    pub(crate) slots: Slots,
     _borrows: PhantomData<&'a mut ()>,
 }
 
