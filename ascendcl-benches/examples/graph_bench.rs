@@ -26,28 +26,15 @@
 use ascendcl::alloc::{AllocatorConfig, Block, CachingAllocator};
 use ascendcl::prelude::*;
 use ascendcl_benches::calls::CallCounter;
+use ascendcl_benches::example_args::{exit_code, flag};
 use ascendcl_benches::step_timing::{StepSide, interleave, json_line};
 use ascendcl_examples::mlp::trainer::{Model, Trainer};
 use ascendcl_examples::mlp::{self, graph_step::StepBuffers};
 use ascendcl_examples::resnet::trainer::{Act, LossConsts, Net, Tr};
 use ascendcl_examples::resnet::{self, IMAGE, pass};
 
-fn flag(args: &[String], name: &str, default: usize) -> usize {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    exit_code(run())
 }
 
 fn run() -> ascendcl::Result<()> {

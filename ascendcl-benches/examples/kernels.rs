@@ -21,23 +21,10 @@ use std::time::Instant;
 
 use ascendcl::ops::{self, CubeMath, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
-
-fn flag(args: &[String], name: &str, default: usize) -> usize {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use ascendcl_benches::example_args::{exit_code, flag, median, set_kernel_threads};
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    exit_code(run())
 }
 
 #[derive(Clone, Copy)]
@@ -184,23 +171,6 @@ fn launch_matmul(p: &Problem, kind: Kind, ctx: &Context, stream: &Stream) -> asc
     Ok(start.elapsed().as_secs_f64() * 1e3)
 }
 
-fn set_threads(value: Option<&str>) {
-    // SAFETY: called from main's only thread between launches: the stream
-    // is synchronized, so the mock's worker, the only other reader of the
-    // environment (at kernel start), is idle.
-    unsafe {
-        match value {
-            Some(v) => std::env::set_var("ASCENDCL_MOCK_KERNEL_THREADS", v),
-            None => std::env::remove_var("ASCENDCL_MOCK_KERNEL_THREADS"),
-        }
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn run() -> ascendcl::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = flag(&args, "--rounds", 5).max(1);
@@ -248,11 +218,11 @@ fn run() -> ascendcl::Result<()> {
                 (None, &mut threaded),
             ];
             for (value, times) in sides {
-                set_threads(value);
+                set_kernel_threads(value);
                 times.push(launch(p, &ctx, &stream)?);
             }
         }
-        set_threads(None);
+        set_kernel_threads(None);
         let (r, o, t) = (median(reference), median(one), median(threaded));
         println!(
             "{{\"row\": \"{}\", \"backend\": \"{backend}\", \"threads\": {threads}, \"rounds\": {rounds}, \

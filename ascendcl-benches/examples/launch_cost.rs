@@ -31,6 +31,7 @@ use ascendcl::hccl::{Communicator, ReduceOp};
 use ascendcl::ops::{self, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
 use ascendcl_benches::calls::CallCounter;
+use ascendcl_benches::example_args::{exit_code, flag};
 use ascendcl_benches::raw_ops::RawOps;
 use ascendcl_benches::rows::{CountRun, Row, Side, hold, interleave, set_count_run};
 
@@ -39,22 +40,8 @@ use ascendcl_benches::rows::{CountRun, Row, Side, hold, interleave, set_count_ru
 static COUNTING: ascendcl_benches::allocs::CountingAllocator =
     ascendcl_benches::allocs::CountingAllocator;
 
-fn flag(args: &[String], name: &str, default: usize) -> usize {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    exit_code(run())
 }
 
 fn run() -> ascendcl::Result<()> {

@@ -14,6 +14,7 @@
 
 pub mod allocs;
 pub mod calls;
+pub mod example_args;
 pub mod mlp_step;
 pub mod raw_mlp;
 pub mod raw_ops;
