@@ -252,6 +252,10 @@ fn still_alive(kind: Resource, n: u64) -> String {
             "an ops::Prepared not launched, or an ops::Repeatable",
         ),
         Resource::HcclComm => ("Communicator", "an hccl::Communicator"),
+        Resource::Notify => (
+            "Notify",
+            "a Notify, kept alive until the record and wait tasks queued on it have run",
+        ),
     };
     format!("{n} {what} ({held_by}; the mock's {kind:?}: {n})")
 }
