@@ -347,3 +347,69 @@ fn transposed_convolution_arguments() {
     );
     o.finish();
 }
+
+/// aclnn_convolution.cpp:1365-1411 (padBinaryValid, the last value check):
+/// a transposed conv1d or conv2d is refused when its backprop padding
+/// (K-1)·dilation - padding exceeds 255, with the padding read as the source
+/// reads the caller's array: for conv2d H takes padding[0] and W
+/// padding[1] (with four entries [top, bottom, left, right], the bottom
+/// one); conv1d takes padding[0] (padding[1] of two entries).
+#[test]
+fn transposed_conv1d_and_conv2d_keep_the_backprop_padding_within_255_as_the_source_indexes_it() {
+    let mut o = OpsTest::new();
+    let transposed = |o: &mut OpsTest, x: &[i64], w: &[i64], out: &[i64], pad: &[i64], dil: i64| {
+        let nsp = x.len() - 2;
+        let (xt, wt, ot) = (f32t(o, x), f32t(o, w), f32t(o, out));
+        let (s, p, d, op) = (
+            o.int_array(&vec![1; nsp]),
+            o.int_array(pad),
+            o.int_array(&vec![dil; nsp]),
+            o.int_array(&vec![0; nsp]),
+        );
+        let (rc, _, e) = phase1!(
+            o.ops,
+            "aclnnConvolutionGetWorkspaceSize",
+            (Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, bool, Ptr, i64, Ptr, i8),
+            (xt, wt, std::ptr::null_mut(), s, p, d, true, op, 1, ot, 0)
+        );
+        if rc == OK {
+            assert_eq!(o.ops.destroy_executor(e), OK);
+        }
+        rc
+    };
+    // A 3x3 kernel at dilation 200 spans 400: each side needs a padding of
+    // at least 145. Output side: 2 - (begin + end) + 400.
+    let (x, w) = ([1, 1, 2, 2], [1, 1, 3, 3]);
+    assert_eq!(
+        transposed(&mut o, &x, &w, &[1, 1, 102, 102], &[150, 150], 200),
+        OK
+    );
+    assert_eq!(
+        transposed(&mut o, &x, &w, &[1, 1, 202, 102], &[100, 150], 200),
+        INVALID
+    );
+    assert!(
+        o.t.recent_msg()
+            .unwrap_or_default()
+            .contains("larger than 255")
+    );
+    // [top, bottom, left, right] = [150, 150, 0, 0]: W reads padding[1] = 150
+    // and passes although its own padding is 0 ...
+    assert_eq!(
+        transposed(&mut o, &x, &w, &[1, 1, 102, 402], &[150, 150, 0, 0], 200),
+        OK
+    );
+    // ... and [150, 0, 150, 150] is refused although W's padding is 150.
+    assert_eq!(
+        transposed(&mut o, &x, &w, &[1, 1, 252, 102], &[150, 0, 150, 150], 200),
+        INVALID
+    );
+    // conv1d: (3 - 1) * 200 - padding[0].
+    let (x1, w1) = ([1, 1, 2], [1, 1, 3]);
+    assert_eq!(transposed(&mut o, &x1, &w1, &[1, 1, 102], &[150], 200), OK);
+    assert_eq!(
+        transposed(&mut o, &x1, &w1, &[1, 1, 202], &[100], 200),
+        INVALID
+    );
+    o.finish();
+}

@@ -36,10 +36,10 @@
  *   output has weight C * groups channels (CheckChannelAndGroups :1527-1533),
  *   bias 1-D with that many elements (:859-867); 0 <= outputPadding < stride
  *   or dilation (:1534-1549); output spatial size (in-1)·stride - pads +
- *   dilation·(k-1) + outputPadding + 1 (InferShape :676-697). conv3d
- *   transposed also needs 0 <= (KW-1)·dilation[2] - padding[2] <= 255 and
- *   0 <= (KH-1)·dilation[1] - padding[1] <= 255 unless a tensor is empty
- *   (padBinaryValid :1365-1376, :1412-1428).
+ *   dilation·(k-1) + outputPadding + 1 (InferShape :676-697). The
+ *   backprop padding (K-1)·dilation - padding must be at most 255 (conv1d,
+ *   conv2d, with the source's indexing) or in 0..255 (conv3d) unless a
+ *   tensor is empty (padBinaryValid :1365-1432; check_backprop_pad).
  * cubeMathType is journaled; the mock always accumulates in double.
  * The kernels accumulate in double, honouring the strides of every tensor;
  * f16/bf16 are stored with round-to-nearest-even.
@@ -222,21 +222,51 @@ static bool check_outpad(ph1 *p, const aclIntArray *op, const conv_geom *g, uint
     return true;
 }
 
-/* conv3d transposed (padBinaryValid, aclnn_convolution.cpp:1412-1428): the
- * backprop padding of W and of H, (K-1)·dilation - padding, in [0, 255],
- * unless input, weight or output is empty (:1370-1373). */
-static bool check_backprop_pad3d(ph1 *p, const aclTensor *x, const aclTensor *w, const aclTensor *out,
-                                 const conv_geom *g)
+/* Transposed (padBinaryValid, aclnn_convolution.cpp:1365-1432, the last check
+ * of ValueChecker, :1291-1293): the backprop padding (K-1)·dilation - padding
+ * of the kernel must fit the binary's 255, unless input, weight or output is
+ * empty (:1371-1375). The padding read is the caller's array as given
+ * (meta.padding = ToVector(params.padding), :571), indexed as the source does:
+ *  - conv1d (:1389-1397): (L-1)·dilation[0] - pad <= 255, pad = padding[0]
+ *    or, with two entries, padding[1];
+ *  - conv2d (:1398-1411): (W-1)·dW - padLeft <= 255 and (H-1)·dilation[0] -
+ *    padding[0] <= 255, dW = dilation[1] (or [0] for one entry) and padLeft
+ *    = padding[1] (or [0]): with four entries [top, bottom, left, right]
+ *    that is the bottom padding, as in the source;
+ *  - conv3d (:1412-1428): for W and H, 0 <= (K-1)·dilation - padding <= 255
+ *    (three symmetric entries). */
+static bool check_backprop_pad(ph1 *p, const aclTensor *x, const aclTensor *w, const aclTensor *out,
+                               const aclIntArray *padding, const aclIntArray *dilation, const conv_geom *g)
 {
     if (numel(&x->v) == 0 || numel(&w->v) == 0 || numel(&out->v) == 0) {
         return true;
     }
-    for (uint32_t k = 2; k >= 1; k--) { /* W, then H, as the real check reads them */
-        int64_t bp = (w->v.dims[2 + k] - 1) * g->d[k] - g->pb[k];
-        if (bp < 0 || bp > 255) {
-            return invalid(p, "transposed conv3d: (kernel - 1) * dilation - padding = %lld in spatial dim %u, "
-                              "expected 0..255", (long long)bp, k);
+    const int64_t *wd = w->v.dims, *pv = padding->v, *dv = dilation->v;
+    if (w->v.ndim == 5) {
+        for (uint32_t k = 2; k >= 1; k--) { /* W, then H, as the real check reads them */
+            int64_t bp = (wd[2 + k] - 1) * g->d[k] - g->pb[k];
+            if (bp < 0 || bp > 255) {
+                return invalid(p, "transposed conv3d: (kernel - 1) * dilation - padding = %lld in spatial dim %u, "
+                                  "expected 0..255", (long long)bp, k);
+            }
         }
+        return true;
+    }
+    int64_t dil_w = dilation->n == 1 ? dv[0] : dv[1];
+    int64_t pad_left = padding->n == 1 ? pv[0] : pv[1];
+    if (w->v.ndim == 3) {
+        int64_t bp = (wd[2] - 1) * dil_w - pad_left;
+        if (bp > 255) {
+            return invalid(p, "transposed conv1d: (weight L - 1) * dilation - padding = %lld, expected at most 255",
+                           (long long)bp);
+        }
+        return true;
+    }
+    int64_t bp_w = (wd[3] - 1) * dil_w - pad_left, bp_h = (wd[2] - 1) * dv[0] - pv[0];
+    if (bp_w > 255 || bp_h > 255) {
+        return invalid(p, "transposed conv2d: (weight W - 1) * dilation W - padding[%d] = %lld or (weight H - 1) * "
+                          "dilation H - padding[0] = %lld is larger than 255",
+                       padding->n == 1 ? 0 : 1, (long long)bp_w, (long long)bp_h);
     }
     return true;
 }
@@ -274,7 +304,7 @@ OPS_EXPORT aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, 
         check_ndim(&p, output, "output", nd, nd) &&
         conv_attrs(&p, stride, padding, dilation, groups, nd - 2, !transposed, &g) &&
         (!transposed || check_outpad(&p, outputPadding, &g, nd - 2)) &&
-        (!transposed || nd != 5 || check_backprop_pad3d(&p, input, weight, output, &g))) {
+        (!transposed || check_backprop_pad(&p, input, weight, output, padding, dilation, &g))) {
         /* bias: weight N elements, or weight C * groups when transposed */
         int64_t nb = transposed ? weight->v.dims[1] * groups : weight->v.dims[0];
         if ((!bias || check_shape(&p, bias, "bias", &nb, 1)) &&
