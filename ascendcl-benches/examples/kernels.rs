@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use ascendcl::ops::{self, CubeMath, Tensor, TensorMut, Workspace};
 use ascendcl::prelude::*;
-use ascendcl_benches::example_args::{exit_code, flag, median, set_kernel_threads};
+use ascendcl_benches::example_args::{exit_code, flag, print_kernel_row, reference_one_threaded};
 
 fn main() -> std::process::ExitCode {
     exit_code(run())
@@ -207,29 +207,9 @@ fn run() -> ascendcl::Result<()> {
             dims: [64, 64, 56, 56],
         },
     ];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     for p in &problems {
-        let (mut reference, mut one, mut threaded) = (Vec::new(), Vec::new(), Vec::new());
-        launch(p, &ctx, &stream)?; // warm-up
-        for _ in 0..rounds {
-            let sides = [
-                (Some("0"), &mut reference),
-                (Some("1"), &mut one),
-                (None, &mut threaded),
-            ];
-            for (value, times) in sides {
-                set_kernel_threads(value);
-                times.push(launch(p, &ctx, &stream)?);
-            }
-        }
-        set_kernel_threads(None);
-        let (r, o, t) = (median(reference), median(one), median(threaded));
-        println!(
-            "{{\"row\": \"{}\", \"backend\": \"{backend}\", \"threads\": {threads}, \"rounds\": {rounds}, \
-             \"reference_ms\": {r:.2}, \"one_thread_ms\": {o:.2}, \"threaded_ms\": {t:.2}, \"speedup\": {:.2}}}",
-            p.name,
-            r / t
-        );
+        let row = reference_one_threaded(rounds, || launch(p, &ctx, &stream))?;
+        print_kernel_row(p.name, &backend, rounds, row);
     }
     Ok(())
 }

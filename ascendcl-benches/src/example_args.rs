@@ -1,5 +1,6 @@
 //! What the bench examples (`examples/`) share: their command-line flags,
-//! their `main`, medians, and the mock's kernel thread count.
+//! their `main`, medians, the mock's kernel thread count, and the kernel
+//! benches' reference-against-threaded rounds.
 
 /// The value after `name` in `args` (`--rounds 5`), or `default` when the
 /// flag is absent or not a number.
@@ -44,4 +45,40 @@ pub fn set_kernel_threads(value: Option<&str>) {
             None => std::env::remove_var("ASCENDCL_MOCK_KERNEL_THREADS"),
         }
     }
+}
+
+/// One kernel bench row, in milliseconds: the medians of `rounds` rounds,
+/// each running `launch` once per side, in turn, with the mock's sequential
+/// reference (`ASCENDCL_MOCK_KERNEL_THREADS=0`), one thread, and the default
+/// thread count, after one warm-up run. `launch` returns its own time.
+pub fn reference_one_threaded(
+    rounds: usize,
+    mut launch: impl FnMut() -> ascendcl::Result<f64>,
+) -> ascendcl::Result<[f64; 3]> {
+    let mut times = [Vec::new(), Vec::new(), Vec::new()];
+    launch()?; // warm-up
+    for _ in 0..rounds.max(1) {
+        for (value, side) in [Some("0"), Some("1"), None].into_iter().zip(&mut times) {
+            set_kernel_threads(value);
+            let ms = launch();
+            set_kernel_threads(None);
+            side.push(ms?);
+        }
+    }
+    Ok(times.map(median))
+}
+
+/// Prints a [`reference_one_threaded`] row as one JSON line.
+pub fn print_kernel_row(
+    name: &str,
+    backend: impl std::fmt::Display,
+    rounds: usize,
+    [r, o, t]: [f64; 3],
+) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "{{\"row\": \"{name}\", \"backend\": \"{backend}\", \"threads\": {threads}, \"rounds\": {rounds}, \
+         \"reference_ms\": {r:.2}, \"one_thread_ms\": {o:.2}, \"threaded_ms\": {t:.2}, \"speedup\": {:.2}}}",
+        r / t
+    );
 }
